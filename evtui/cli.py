@@ -1,0 +1,228 @@
+"""The headless CLI: a thin face over the same services as the TUI. Every verb has `--json`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from evtui import __version__
+from evtui.errors import EvtuiError
+from evtui.models import QUERY_MODES, SECTION_KINDS
+
+err = Console(stderr=True)
+
+
+def _emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+@contextmanager
+def _progress(label: str, enabled: bool) -> Iterator[Callable[..., None] | None]:
+    """A rich progress bar on stderr for long ingests (only on a terminal, so pipes stay clean)."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[papers]} papers · {task.fields[current]}"), TimeElapsedColumn(),
+                  console=err, transient=True) as prog:
+        task = prog.add_task(label, total=None, papers=0, current="")
+
+        def update(p: Any) -> None:
+            name = os.path.basename(p.current)[-40:]
+            prog.update(task, total=p.files_total or None, completed=p.files_done, papers=p.papers_seen,
+                        current=name)
+
+        yield update
+
+
+def _open_library(args: argparse.Namespace, *, demo: bool = True) -> Any:
+    from evtui.config import load_config
+    from evtui.demo import ensure_demo
+    from evtui.library import Library
+
+    cfg = load_config()
+    if getattr(args, "home", None):
+        from pathlib import Path
+
+        cfg.home = Path(args.home).expanduser()
+    lib = Library(cfg)
+    if lib.recovered:
+        err.print(f"[yellow]repaired {len(lib.recovered)} paper(s) left unfinished by an interrupted run[/]")
+    if demo:
+        with _progress("Loading the demo library", True) as cb:
+            report = ensure_demo(lib, cb)
+        if report is not None:
+            err.print(f"[dim]loaded the bundled demo library: {report.added} papers, {report.sentences} sentences "
+                      f"in {report.seconds:.1f}s[/]")
+    return lib
+
+
+# -- verbs -----------------------------------------------------------------------------------------
+def cmd_search(args: argparse.Namespace) -> int:
+    from evtui.render import aspect_chips, coverage_marker, highlight
+    from evtui.search import Searcher
+
+    with _open_library(args) as lib:
+        result = Searcher(lib).search(
+            args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode, method=args.method,
+            year_from=args.year_from, year_to=args.year_to,
+        )
+    if args.json:
+        _emit_json(result.to_json())
+        return 0
+    out = Console()
+    aspects = result.query.aspects
+    out.print(f"[bold]{result.query.mode}[/] · {result.method}  ", aspect_chips(aspects))
+    for note in result.notes:
+        out.print(f"[dim]note: {note}[/]")
+    if not result.evidence:
+        out.print("[yellow]no matching sentences[/]")
+        return 0
+    table = Table(show_lines=False, expand=True, pad_edge=False)
+    table.add_column("#", justify="right", style="dim", width=3)
+    table.add_column("score", justify="right", width=6)
+    table.add_column("aspects", width=max(4, len(aspects)))
+    table.add_column("sentence", ratio=1)
+    table.add_column("paper · section", style="cyan", max_width=34)
+    for e in result.evidence:
+        where = f"{e.sentence.paper_id}\n{(e.title or '')[:60]}\n[dim]{e.sentence.section_title or e.sentence.section_kind}[/]"
+        table.add_row(str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects),
+                      highlight(e.sentence.text, e.highlights, aspects), where)
+    out.print(table)
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    with _open_library(args, demo=False) as lib:
+        with _progress("Ingesting", not args.json) as cb:
+            report = lib.ingest(args.paths, fmt=args.format, on_progress=cb)
+    if args.json:
+        _emit_json(report.to_json())
+    else:
+        rate = f" ({report.sentences / report.seconds:,.0f} sentences/s)" if report.seconds and report.sentences else ""
+        err.print(f"[green]{report.added} added[/], {report.replaced} replaced, {report.unchanged} unchanged · "
+                  f"{report.sentences:,} sentences from {report.files} file(s) in {report.seconds:.1f}s{rate}")
+        for e in report.errors:
+            err.print(f"[red]✗[/] {e.path}: {e.reason}")
+    return 1 if report.errors and not (report.added or report.replaced or report.unchanged) else 0
+
+
+def cmd_papers(args: argparse.Namespace) -> int:
+    with _open_library(args) as lib:
+        papers = lib.store.papers(limit=args.limit)
+    if args.json:
+        _emit_json([{
+            "id": p.id, "title": p.title, "authors": p.authors, "year": p.year, "journal": p.journal, "doi": p.doi,
+            "pmid": p.pmid, "pmcid": p.pmcid, "licence": p.licence, "source_format": p.source_format,
+            "source_path": p.source_path, "sentences": p.n_sentences,
+        } for p in papers])
+        return 0
+    table = Table(expand=True)
+    for col in ("id", "year", "title", "sentences", "format"):
+        table.add_column(col, overflow="ellipsis", no_wrap=col != "title")
+    for p in papers:
+        table.add_row(p.id, str(p.year or ""), p.title[:100], str(p.n_sentences), p.source_format)
+    Console().print(table)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with _open_library(args) as lib:
+        stats = lib.stats()
+        if args.check:
+            stats["consistency"] = lib.check_consistency()
+    if args.json:
+        _emit_json(stats)
+        return 0
+    out = Console()
+    out.print(f"[bold]library[/] {stats['home']}")
+    out.print(f"papers {stats['papers']:,} · sentences {stats['sentences']:,} · index docs {stats['index_docs']:,}")
+    out.print(f"database {stats['db_bytes'] / 1e6:.1f} MB · index {stats['index_bytes'] / 1e6:.1f} MB")
+    out.print("formats: " + ", ".join(f"{k} {v:,}" for k, v in stats["formats"].items()))
+    out.print("sections: " + ", ".join(f"{k} {v:,}" for k, v in stats["sections"].items()))
+    if args.check:
+        c = stats["consistency"]
+        out.print("[green]DuckDB and the index agree[/]" if c["consistent"] else f"[red]inconsistent:[/] {c}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    with _open_library(args, demo=False) as lib:
+        n = lib.remove(args.ids)
+    if args.json:
+        _emit_json({"removed": n})
+    else:
+        err.print(f"removed {n} paper(s)")
+    return 0
+
+
+# -- parser ----------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from evtui.ingest import FORMATS
+
+    p = argparse.ArgumentParser(prog="evtui", description="Find evidence sentences in scientific papers.")
+    p.add_argument("--version", action="version", version=f"evtui {__version__}")
+    p.add_argument("--home", help="data home (default $EVTUI_HOME or the XDG data dir)")
+    sub = p.add_subparsers(dest="verb", metavar="VERB")
+
+    def add(name: str, fn: Callable[[argparse.Namespace], int], help_: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(fn=fn)
+        sp.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        sp.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        return sp
+
+    s = add("search", cmd_search, "rank evidence sentences for a hypothesis, claim or (head, relation, tail) triplet")
+    s.add_argument("query")
+    s.add_argument("--k", type=int, default=20, help="number of sentences (default 20)")
+    s.add_argument("--paper", help="only this paper id")
+    s.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
+    s.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
+    s.add_argument("--method", default="bm25", help="ranking method (default bm25)")
+    s.add_argument("--year-from", type=int, default=None)
+    s.add_argument("--year-to", type=int, default=None)
+
+    i = add("ingest", cmd_ingest, "load papers from files or folders into the library")
+    i.add_argument("paths", nargs="+")
+    i.add_argument("--format", choices=("auto", *FORMATS), default="auto")
+
+    pp = add("papers", cmd_papers, "list the papers in the library")
+    pp.add_argument("--limit", type=int, default=None)
+
+    st = add("stats", cmd_stats, "library size, formats and sections")
+    st.add_argument("--check", action="store_true", help="also verify that DuckDB and the index agree")
+
+    r = add("remove", cmd_remove, "remove papers from the library")
+    r.add_argument("ids", nargs="+")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "fn", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.fn(args))
+    except EvtuiError as exc:
+        if getattr(args, "json", False):
+            _emit_json({"error": str(exc)})
+        err.print(f"[red]error:[/] {exc}")
+        return 2
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

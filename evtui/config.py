@@ -1,0 +1,86 @@
+"""Where evtui keeps its state, and the user's settings.
+
+All state lives under one data home ($EVTUI_HOME, default the XDG data dir). Settings come from
+~/.config/evtui/config.toml (or $EVTUI_CONFIG), and any key can be overridden by an EVTUI_<KEY> env var.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from evtui.errors import EvtuiError
+
+
+@dataclass
+class Config:
+    home: Path = field(default_factory=lambda: Path(platformdirs.user_data_dir("evtui", appauthor=False)))
+    demo: bool = True  # load the bundled demo library into an empty data home on first use
+    k: int = 20
+    theme: str = "textual-dark"
+    keymap: dict[str, str] = field(default_factory=dict)
+    source: str = "defaults"
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "library.duckdb"
+
+    @property
+    def index_path(self) -> Path:
+        return self.home / "index"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+
+def config_path() -> Path:
+    env = os.environ.get("EVTUI_CONFIG")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_config_dir("evtui", appauthor=False)) / "config.toml"
+
+
+def _coerce(name: str, raw: Any, current: Any) -> Any:
+    if isinstance(current, bool):
+        if isinstance(raw, bool):
+            return raw
+        return str(raw).strip().lower() in {"1", "true", "yes", "on"}
+    if isinstance(current, int):
+        try:
+            return int(raw)
+        except (TypeError, ValueError) as exc:
+            raise EvtuiError(f"config: {name} must be an integer, got {raw!r}") from exc
+    if isinstance(current, Path):
+        return Path(os.path.expanduser(str(raw)))
+    return raw
+
+
+def load_config() -> Config:
+    cfg = Config()
+    path = config_path()
+    if path.exists():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise EvtuiError(f"config file {path} is not valid TOML: {exc}") from exc
+        names = {f.name for f in fields(Config)}
+        for key, value in data.items():
+            if key in names and key != "source":
+                setattr(cfg, key, _coerce(key, value, getattr(cfg, key)))
+        cfg.source = str(path)
+    for f in fields(Config):
+        env = os.environ.get(f"EVTUI_{f.name.upper()}")
+        if env is not None and f.name not in {"keymap", "source"}:
+            setattr(cfg, f.name, _coerce(f.name, env, getattr(cfg, f.name)))
+    return cfg

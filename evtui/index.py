@@ -1,0 +1,228 @@
+"""The Tantivy full-text index over sentences.
+
+Two analysed copies of each sentence: `text` keeps scientific tokens whole (IL-6, TNF-α, COVID-19, p53) and
+`text_split` splits them at hyphens, so "IL 6" and "IL6"-style queries still find "IL-6" text. Both stem English.
+Everything a result row needs is stored in the index, so a search never has to touch DuckDB.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from evtui.models import Sentence
+
+SCHEMA_VERSION = "1"
+# Letters/digits joined by hyphens or apostrophes form one token: IL-6, TNF-α, COVID-19, Crohn's.
+TOKEN_PATTERN = r"[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*"
+SCI_TOKENIZER = "sci_en"
+SPLIT_TOKENIZER = "split_en"
+
+
+def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
+    sci = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN_PATTERN))
+        .filter(tantivy.Filter.remove_long(60))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+    split = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"[\p{L}\p{N}]+"))
+        .filter(tantivy.Filter.remove_long(60))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+    return {SCI_TOKENIZER: sci, SPLIT_TOKENIZER: split}
+
+
+def build_schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("sentence_id", stored=True, tokenizer_name="raw")
+    b.add_text_field("paper_id", stored=True, tokenizer_name="raw")
+    b.add_text_field("section_kind", stored=True, tokenizer_name="raw")
+    b.add_text_field("section_title", stored=True, tokenizer_name="raw", index_option="basic")
+    b.add_text_field("title", stored=True, tokenizer_name="raw", index_option="basic")
+    b.add_integer_field("position", stored=True, indexed=False)
+    b.add_integer_field("heading", stored=True, indexed=True)
+    b.add_integer_field("year", stored=True, indexed=True, fast=True)
+    b.add_text_field("text", stored=True, tokenizer_name=SCI_TOKENIZER, index_option="position")
+    b.add_text_field("text_split", stored=False, tokenizer_name=SPLIT_TOKENIZER, index_option="position")
+    return b.build()
+
+
+@dataclass(slots=True)
+class Hit:
+    """A raw index hit: the stored sentence plus its BM25 score."""
+
+    score: float
+    sentence: Sentence
+    title: str
+    year: int | None
+
+
+class SentenceIndex:
+    """Wraps one Tantivy index directory. One writer per process (Tantivy's own lock enforces it)."""
+
+    def __init__(self, path: Path, *, writable: bool = True) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        marker = path / "evtui-schema-version"
+        if tantivy.Index.exists(str(path)) and (not marker.exists() or marker.read_text().strip() != SCHEMA_VERSION):
+            # An index from an older schema cannot be queried correctly; the library rebuilds it from DuckDB.
+            self.rebuilt = True
+            if writable:
+                shutil.rmtree(path)
+                path.mkdir(parents=True)
+        else:
+            self.rebuilt = not tantivy.Index.exists(str(path))
+        self.schema = build_schema()
+        self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
+        for name, analyzer in _analyzers().items():
+            self.index.register_tokenizer(name, analyzer)
+        if writable:
+            marker.write_text(SCHEMA_VERSION)
+        self._writer: tantivy.IndexWriter | None = None
+        self.writable = writable
+
+    # -- writing ---------------------------------------------------------------------------------
+    @property
+    def writer(self) -> tantivy.IndexWriter:
+        if not self.writable:
+            raise RuntimeError("index opened read-only")
+        if self._writer is None:
+            self._writer = self.index.writer(heap_size=256_000_000, num_threads=1)
+        return self._writer
+
+    def add(self, sentences: Iterable[Sentence], titles: dict[str, str], years: dict[str, int | None]) -> int:
+        w = self.writer
+        n = 0
+        for s in sentences:
+            doc = {
+                "sentence_id": s.id,
+                "paper_id": s.paper_id,
+                "section_kind": s.section_kind,
+                "section_title": s.section_title,
+                "title": titles.get(s.paper_id, ""),
+                "position": s.position,
+                "heading": 1 if s.is_heading else 0,
+                "text": s.text,
+                "text_split": s.text,
+            }
+            year = years.get(s.paper_id)
+            if year is not None:
+                doc["year"] = year
+            w.add_document(tantivy.Document(**doc))
+            n += 1
+        return n
+
+    def delete_papers(self, paper_ids: Iterable[str]) -> None:
+        w = self.writer
+        for pid in paper_ids:
+            w.delete_documents_by_term("paper_id", pid)
+
+    def delete_all(self) -> None:
+        self.writer.delete_all_documents()
+
+    def commit(self) -> None:
+        if self._writer is not None:
+            self._writer.commit()
+            self.index.reload()
+
+    def rollback(self) -> None:
+        if self._writer is not None:
+            self._writer.rollback()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.wait_merging_threads()
+            except Exception:  # noqa: BLE001 - closing must never raise over a merge
+                pass
+            self._writer = None
+
+    # -- reading ---------------------------------------------------------------------------------
+    def reload(self) -> None:
+        self.index.reload()
+
+    def num_docs(self) -> int:
+        return int(self.index.searcher().num_docs)
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+
+    def phrase_query(self, words: Sequence[str]) -> tuple[tantivy.Query, bool]:
+        """A query for one term (a word or a multi-word phrase) over both text fields.
+
+        Returns (query, lenient): `lenient` is True when the strict parser refused the input.
+        """
+        cleaned = " ".join(w.replace('"', " ").replace("\\", " ") for w in words).strip()
+        q = f'"{cleaned}"'
+        try:
+            return self.index.parse_query(q, ["text", "text_split"], {"text": 1.0, "text_split": 0.6}), False
+        except ValueError:
+            query, _errors = self.index.parse_query_lenient(q, ["text", "text_split"])
+            return query, True
+
+    def filter_query(
+        self,
+        *,
+        paper: str | None = None,
+        section: str | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        include_headings: bool = False,
+    ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        if paper:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "paper_id", paper)))
+        if section:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "section_kind", section)))
+        if year_from is not None or year_to is not None:
+            clauses.append((
+                tantivy.Occur.Must,
+                tantivy.Query.range_query(self.schema, "year", tantivy.FieldType.Integer, year_from, year_to),
+            ))
+        if not include_headings:
+            clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "heading", 1)))
+        return clauses
+
+    def search(self, query: tantivy.Query, limit: int) -> list[Hit]:
+        searcher = self.index.searcher()
+        result = searcher.search(query, limit=limit, count=False)
+        hits: list[Hit] = []
+        for score, addr in result.hits:
+            d = searcher.doc(addr)
+            year = d.get_first("year")
+            hits.append(Hit(
+                score=float(score),
+                sentence=Sentence(
+                    id=d.get_first("sentence_id"),
+                    paper_id=d.get_first("paper_id"),
+                    position=int(d.get_first("position")),
+                    section_title=d.get_first("section_title") or "",
+                    section_kind=d.get_first("section_kind") or "other",
+                    is_heading=bool(d.get_first("heading")),
+                    text=d.get_first("text") or "",
+                ),
+                title=d.get_first("title") or "",
+                year=int(year) if year is not None else None,
+            ))
+        return hits
+
+    def sentence_ids(self, paper_id: str | None = None) -> set[str]:
+        """Every indexed sentence id (for consistency checks; loads ids only)."""
+        searcher = self.index.searcher()
+        n = searcher.num_docs
+        if n == 0:
+            return set()
+        query = (
+            tantivy.Query.term_query(self.schema, "paper_id", paper_id) if paper_id else tantivy.Query.all_query()
+        )
+        result = searcher.search(query, limit=n, count=False)
+        return {searcher.doc(addr).get_first("sentence_id") for _s, addr in result.hits}

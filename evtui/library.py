@@ -1,0 +1,272 @@
+"""The Library: one data home holding the DuckDB store and the Tantivy index, kept in agreement.
+
+Write protocol per batch of papers (so a SIGKILL anywhere leaves a repairable state):
+  1. DuckDB transaction: replace the papers' rows, state = 'pending'
+  2. Tantivy: delete the papers' old docs, add the new ones, commit (atomic)
+  3. DuckDB: state = 'ready'
+On open, `recover()` re-indexes every 'pending' paper from DuckDB and finishes every 'deleting' one.
+Tantivy never holds a paper DuckDB lacks, because DuckDB is always written first and deleted last.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evtui.config import Config, load_config
+from evtui.errors import EvtuiError, IngestError, LibraryLockedError
+from evtui.index import SentenceIndex
+from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
+from evtui.store import Store
+
+BATCH_SENTENCES = 50_000
+
+
+def content_hash(p: ParsedPaper) -> str:
+    h = hashlib.sha1(usedforsecurity=False)
+    meta = [p.id, p.title, p.authors, p.year, p.journal, p.doi, p.pmid, p.pmcid, p.licence]
+    h.update(json.dumps(meta, ensure_ascii=False, default=str).encode())
+    for s in p.sentences:
+        h.update(b"\x1e")
+        h.update(f"{s.section_kind}\x1f{s.section_title}\x1f{int(s.is_heading)}\x1f{s.text}".encode())
+    return h.hexdigest()
+
+
+@dataclass
+class IngestProgress:
+    files_done: int = 0
+    files_total: int = 0
+    papers_seen: int = 0
+    current: str = ""
+
+
+@dataclass
+class IngestReport:
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    sentences: int = 0
+    files: int = 0
+    seconds: float = 0.0
+    errors: list[IngestError] = field(default_factory=list)
+    by_format: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "files": self.files,
+            "papers_added": self.added,
+            "papers_replaced": self.replaced,
+            "papers_unchanged": self.unchanged,
+            "sentences": self.sentences,
+            "seconds": round(self.seconds, 3),
+            "sentences_per_second": round(self.sentences / self.seconds, 1) if self.seconds > 0 else None,
+            "formats": self.by_format,
+            "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
+        }
+
+
+class Library:
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or load_config()
+        home = self.config.home
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EvtuiError(f"cannot create the data home {home}: {exc.strerror}") from exc
+        self.store = Store(self.config.db_path)
+        try:
+            self.index = SentenceIndex(self.config.index_path)
+            # Claim the writer now: Tantivy's lock is per process, so a second owner fails here, clearly.
+            _ = self.index.writer
+        except ValueError as exc:
+            self.store.close()
+            raise LibraryLockedError(f"the index at {self.config.index_path} is locked by another evtui process") from exc
+        self._abbrev: dict[str, str] | None = None
+        if self.index.rebuilt and self.store.stats()["sentences"]:
+            self.reindex_all()
+        self.recovered = self.recover()
+
+    def close(self) -> None:
+        self.index.close()
+        self.store.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- consistency -----------------------------------------------------------------------------
+    def recover(self) -> list[str]:
+        """Finish whatever a crash interrupted. Returns the paper ids repaired."""
+        unfinished = self.store.unfinished()
+        if not unfinished:
+            return []
+        pending = [pid for pid, st in unfinished if st == "pending"]
+        deleting = [pid for pid, st in unfinished if st != "pending"]
+        ids = pending + deleting
+        self.index.delete_papers(ids)
+        if pending:
+            titles, years = self.store.titles_years(pending)
+            self.index.add(self.store.sentences_of(pending), titles, years)
+        self.index.commit()
+        self.store.mark_ready(pending)
+        if deleting:
+            self.store.delete_papers(deleting)
+        return ids
+
+    def reindex_all(self) -> None:
+        """Rebuild the whole index from DuckDB (after a schema change of the index)."""
+        self.index.delete_all()
+        papers = [p.id for p in self.store.papers()]
+        for i in range(0, len(papers), 500):
+            chunk = papers[i:i + 500]
+            titles, years = self.store.titles_years(chunk)
+            self.index.add(self.store.sentences_of(chunk), titles, years)
+        self.index.commit()
+
+    def check_consistency(self) -> dict[str, object]:
+        db = self.store.all_sentence_ids()
+        ix = self.index.sentence_ids()
+        return {
+            "consistent": db == ix and not self.store.unfinished(),
+            "db_sentences": len(db),
+            "index_docs": len(ix),
+            "only_in_db": sorted(db - ix)[:20],
+            "only_in_index": sorted(ix - db)[:20],
+            "unfinished_papers": self.store.unfinished(),
+        }
+
+    # -- ingest ----------------------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Iterable[str | Path],
+        fmt: str = "auto",
+        on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> IngestReport:
+        from evtui.ingest import discover, iter_papers
+        from evtui.query import extract_abbreviations
+
+        t0 = time.perf_counter()
+        report = IngestReport()
+        files, errors = discover(paths)
+        report.errors.extend(errors)
+        known = self.store.paper_hashes()
+        progress = IngestProgress(files_total=len(files))
+        batch: list[tuple[ParsedPaper, str]] = []
+        batch_sents = 0
+        seen_in_run: set[str] = set()
+
+        def flush() -> None:
+            nonlocal batch, batch_sents
+            if batch:
+                self._write_batch(batch, report, known, extract_abbreviations)
+                batch, batch_sents = [], 0
+
+        for path in files:
+            progress.current = str(path)
+            if on_progress:
+                on_progress(progress)
+            try:
+                for item in iter_papers(path, fmt):
+                    if isinstance(item, IngestError):
+                        report.errors.append(item)
+                        continue
+                    progress.papers_seen += 1
+                    if item.id in seen_in_run:
+                        continue  # the same paper twice in one run (e.g. two benchmark items): first wins
+                    seen_in_run.add(item.id)
+                    if not item.sentences:
+                        report.errors.append(IngestError(str(path), f"paper {item.id}: no text found"))
+                        continue
+                    h = content_hash(item)
+                    if known.get(item.id) == h:
+                        report.unchanged += 1
+                        continue
+                    batch.append((item, h))
+                    batch_sents += len(item.sentences)
+                    report.by_format[item.source_format] = report.by_format.get(item.source_format, 0) + 1
+                    if batch_sents >= BATCH_SENTENCES:
+                        flush()
+                        if on_progress:
+                            on_progress(progress)
+            except IngestError as exc:
+                report.errors.append(exc)
+            except (OSError, UnicodeError, ValueError) as exc:
+                report.errors.append(IngestError(str(path), f"{type(exc).__name__}: {exc}"))
+            report.files += 1
+            progress.files_done += 1
+            if on_progress:
+                on_progress(progress)
+        flush()
+        self._abbrev = None
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _write_batch(
+        self,
+        batch: Sequence[tuple[ParsedPaper, str]],
+        report: IngestReport,
+        known: dict[str, str],
+        extract_abbreviations: Callable[[Iterable[str]], dict[str, str]],
+    ) -> None:
+        papers: list[Paper] = []
+        sentences: list[Sentence] = []
+        abbrevs: list[tuple[str, str, str]] = []
+        for p, h in batch:
+            sents = [
+                Sentence(sentence_id(p.id, i), p.id, i, s.section_title, s.section_kind, s.is_heading, s.text)
+                for i, s in enumerate(p.sentences)
+            ]
+            sentences.extend(sents)
+            papers.append(Paper(
+                id=p.id, title=p.title, authors=p.authors, year=p.year, journal=p.journal, doi=p.doi,
+                pmid=p.pmid, pmcid=p.pmcid, licence=p.licence, source_path=p.source_path,
+                source_format=p.source_format, content_hash=h, n_sentences=len(sents),
+            ))
+            with_parens = [s.text for s in p.sentences if "(" in s.text]
+            if with_parens:
+                abbrevs.extend((p.id, short, long) for short, long in extract_abbreviations(with_parens).items())
+        ids = [p.id for p in papers]
+        self.store.write_pending(papers, sentences, abbrevs)
+        self.index.delete_papers(pid for pid in ids if pid in known)
+        self.index.add(sentences, {p.id: p.title for p in papers}, {p.id: p.year for p in papers})
+        self.index.commit()
+        self.store.mark_ready(ids)
+        for p in papers:
+            if p.id in known:
+                report.replaced += 1
+            else:
+                report.added += 1
+            known[p.id] = p.content_hash
+        report.sentences += len(sentences)
+
+    def remove(self, paper_ids: Sequence[str]) -> int:
+        present = [pid for pid in paper_ids if self.store.paper(pid)]
+        if not present:
+            return 0
+        self.store.mark_deleting(present)
+        self.index.delete_papers(present)
+        self.index.commit()
+        self.store.delete_papers(present)
+        return len(present)
+
+    # -- reading ---------------------------------------------------------------------------------
+    def abbreviations(self) -> dict[str, str]:
+        if self._abbrev is None:
+            self._abbrev = self.store.abbreviations()
+        return self._abbrev
+
+    def stats(self) -> dict[str, object]:
+        s = self.store.stats()
+        s["index_docs"] = self.index.num_docs()
+        s["index_bytes"] = self.index.size_bytes()
+        s["home"] = str(self.config.home)
+        return s
+
+    def is_empty(self) -> bool:
+        return not self.store.paper_hashes()

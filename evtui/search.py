@@ -1,0 +1,96 @@
+"""The Searcher: query text -> aspects -> Tantivy query -> ranked, highlighted Evidence.
+
+Each aspect becomes a disjunction-max over its terms (so a sentence is not rewarded twice for two words of one
+relation family), and aspects are OR-ed: BM25 then rewards sentences that cover more aspects.
+The CLI, the TUI and the benchmarks all search through this one class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tantivy
+
+from evtui.errors import QueryError
+from evtui.index import SentenceIndex
+from evtui.library import Library
+from evtui.models import SECTION_KINDS, Evidence, ParsedQuery
+from evtui.query import compile_matcher, parse_query, search_terms
+
+METHODS: tuple[str, ...] = ("bm25",)
+
+
+@dataclass
+class SearchResult:
+    query: ParsedQuery
+    method: str
+    evidence: list[Evidence]
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "query": self.query.text,
+            "mode": self.query.mode,
+            "method": self.method,
+            "aspects": [a.to_json() for a in self.query.aspects],
+            "notes": self.notes,
+            "results": [e.to_json() for e in self.evidence],
+        }
+
+
+def build_query(index: SentenceIndex, parsed: ParsedQuery) -> tuple[tantivy.Query, list[str]]:
+    """The Tantivy query for a parsed query, plus notes (e.g. when the lenient parser had to step in)."""
+    notes: list[str] = []
+    aspect_queries: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    for aspect in parsed.aspects:
+        term_queries = []
+        for words in search_terms(aspect):
+            q, lenient = index.phrase_query(words)
+            if lenient:
+                notes.append(f"query syntax in {' '.join(words)!r} was not understood; searched leniently")
+            term_queries.append(q)
+        if term_queries:
+            aspect_queries.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(term_queries, 0.1)))
+    if not aspect_queries:
+        raise QueryError(f"nothing searchable in {parsed.text!r}: every word is a stopword or punctuation")
+    return tantivy.Query.boolean_query(aspect_queries), notes
+
+
+class Searcher:
+    def __init__(self, library: Library) -> None:
+        self.library = library
+
+    def parse(self, text: str, mode: str | None = None) -> ParsedQuery:
+        return parse_query(text, mode, abbreviations=self.library.abbreviations())
+
+    def search(
+        self,
+        query: str | ParsedQuery,
+        *,
+        k: int = 20,
+        paper: str | None = None,
+        section: str | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        mode: str | None = None,
+        method: str = "bm25",
+    ) -> SearchResult:
+        if method not in METHODS:
+            raise QueryError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
+        if section is not None and section not in SECTION_KINDS:
+            raise QueryError(f"unknown section kind {section!r}; choose one of: {', '.join(SECTION_KINDS)}")
+        if k < 1:
+            raise QueryError("k must be at least 1")
+        parsed = query if isinstance(query, ParsedQuery) else self.parse(query, mode)
+        index = self.library.index
+        text_query, notes = build_query(index, parsed)
+        filters = index.filter_query(paper=paper, section=section, year_from=year_from, year_to=year_to)
+        full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters])
+        hits = index.search(full, k)
+        matcher = compile_matcher(parsed.aspects)
+        evidence = [
+            Evidence(rank=i + 1, sentence=h.sentence, title=h.title, score=h.score,
+                     highlights=matcher.spans(h.sentence.text))
+            for i, h in enumerate(hits)
+        ]
+        return SearchResult(query=parsed, method=method, evidence=evidence, notes=list(parsed.notes) + notes)

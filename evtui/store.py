@@ -1,0 +1,236 @@
+"""The DuckDB store: papers, sentences and the abbreviations seen in them.
+
+DuckDB is the source of truth. Each paper has a `state`: rows are written as 'pending', the Tantivy index is
+committed, then the paper turns 'ready'. A crash at any point leaves a state the library can repair on the next
+open (see Library.recover), so DuckDB and the index never disagree for longer than one open.
+Every statement is parameterised; bulk inserts go through Arrow for speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from evtui.errors import LibraryLockedError
+from evtui.models import Paper, Sentence
+
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)""",
+    """CREATE TABLE IF NOT EXISTS papers (
+        id VARCHAR PRIMARY KEY,
+        title VARCHAR,
+        authors VARCHAR[],
+        year INTEGER,
+        journal VARCHAR,
+        doi VARCHAR,
+        pmid VARCHAR,
+        pmcid VARCHAR,
+        licence VARCHAR,
+        source_path VARCHAR,
+        source_format VARCHAR,
+        content_hash VARCHAR,
+        n_sentences INTEGER,
+        state VARCHAR,
+        added_at TIMESTAMP DEFAULT current_timestamp
+    )""",
+    # No primary key on sentences: uniqueness holds because a paper's rows are always replaced whole,
+    # and an ART index would halve bulk-insert speed.
+    """CREATE TABLE IF NOT EXISTS sentences (
+        id VARCHAR,
+        paper_id VARCHAR,
+        position INTEGER,
+        section_title VARCHAR,
+        section_kind VARCHAR,
+        is_heading BOOLEAN,
+        text VARCHAR
+    )""",
+    """CREATE TABLE IF NOT EXISTS abbreviations (paper_id VARCHAR, short VARCHAR, long VARCHAR)""",
+]
+
+_SENT_SCHEMA = pa.schema([
+    ("id", pa.string()), ("paper_id", pa.string()), ("position", pa.int32()), ("section_title", pa.string()),
+    ("section_kind", pa.string()), ("is_heading", pa.bool_()), ("text", pa.string()),
+])
+
+
+def _lock_message(exc: Exception, path: Path) -> str:
+    m = re.search(r"PID (\d+)", str(exc))
+    who = f"process {m.group(1)}" if m else "another process"
+    return (f"the library at {path} is in use by {who}; close that evtui first "
+            "(one process owns a writable library at a time)")
+
+
+class Store:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.con = duckdb.connect(str(path), read_only=read_only and path.exists())
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise LibraryLockedError(_lock_message(exc, path)) from exc
+            raise
+        if not read_only:
+            for stmt in SCHEMA:
+                self.con.execute(stmt)
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- papers ----------------------------------------------------------------------------------
+    def paper_hashes(self) -> dict[str, str]:
+        """id -> content hash of papers that are fully stored and indexed."""
+        rows = self.con.execute("SELECT id, content_hash FROM papers WHERE state = 'ready'").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def write_pending(self, papers: Sequence[Paper], sentences: Sequence[Sentence],
+                      abbreviations: Sequence[tuple[str, str, str]]) -> None:
+        """Replace these papers' rows in one transaction and mark them pending (index not yet committed)."""
+        ids = [p.id for p in papers]
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            self._delete_rows(ids)
+            con.executemany(
+                "INSERT INTO papers (id, title, authors, year, journal, doi, pmid, pmcid, licence, source_path,"
+                " source_format, content_hash, n_sentences, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?, 'pending')",
+                [(p.id, p.title, p.authors, p.year, p.journal, p.doi, p.pmid, p.pmcid, p.licence, p.source_path,
+                  p.source_format, p.content_hash, p.n_sentences) for p in papers],
+            )
+            table = pa.Table.from_pydict({
+                "id": [s.id for s in sentences],
+                "paper_id": [s.paper_id for s in sentences],
+                "position": [s.position for s in sentences],
+                "section_title": [s.section_title for s in sentences],
+                "section_kind": [s.section_kind for s in sentences],
+                "is_heading": [s.is_heading for s in sentences],
+                "text": [s.text for s in sentences],
+            }, schema=_SENT_SCHEMA)
+            con.register("_new_sentences", table)
+            con.execute("INSERT INTO sentences SELECT * FROM _new_sentences")
+            con.unregister("_new_sentences")
+            if abbreviations:
+                con.executemany("INSERT INTO abbreviations VALUES (?, ?, ?)", list(abbreviations))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def _delete_rows(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        id_table = pa.table({"id": pa.array(list(ids), pa.string())})
+        self.con.register("_ids", id_table)
+        try:
+            self.con.execute("DELETE FROM sentences WHERE paper_id IN (SELECT id FROM _ids)")
+            self.con.execute("DELETE FROM abbreviations WHERE paper_id IN (SELECT id FROM _ids)")
+            self.con.execute("DELETE FROM papers WHERE id IN (SELECT id FROM _ids)")
+        finally:
+            self.con.unregister("_ids")
+
+    def mark_ready(self, ids: Sequence[str]) -> None:
+        if ids:
+            self.con.execute("UPDATE papers SET state = 'ready' WHERE id IN (SELECT unnest(?))", [list(ids)])
+
+    def mark_deleting(self, ids: Sequence[str]) -> None:
+        if ids:
+            self.con.execute("UPDATE papers SET state = 'deleting' WHERE id IN (SELECT unnest(?))", [list(ids)])
+
+    def delete_papers(self, ids: Sequence[str]) -> None:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self._delete_rows(ids)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def unfinished(self) -> list[tuple[str, str]]:
+        """(id, state) of papers a crash left between states."""
+        return [(r[0], r[1]) for r in self.con.execute(
+            "SELECT id, state FROM papers WHERE state <> 'ready' ORDER BY id").fetchall()]
+
+    def papers(self, *, limit: int | None = None) -> list[Paper]:
+        sql = ("SELECT id, title, authors, year, journal, doi, pmid, pmcid, licence, source_path, source_format,"
+               " content_hash, n_sentences FROM papers WHERE state = 'ready' ORDER BY id")
+        params: list[object] = []
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [Paper(*r[:2], list(r[2] or []), *r[3:]) for r in self.con.execute(sql, params).fetchall()]
+
+    def paper(self, paper_id: str) -> Paper | None:
+        r = self.con.execute(
+            "SELECT id, title, authors, year, journal, doi, pmid, pmcid, licence, source_path, source_format,"
+            " content_hash, n_sentences FROM papers WHERE id = ?", [paper_id]).fetchone()
+        return Paper(*r[:2], list(r[2] or []), *r[3:]) if r else None
+
+    def titles_years(self, ids: Iterable[str]) -> tuple[dict[str, str], dict[str, int | None]]:
+        rows = self.con.execute(
+            "SELECT id, title, year FROM papers WHERE id IN (SELECT unnest(?))", [list(ids)]).fetchall()
+        return {r[0]: r[1] or "" for r in rows}, {r[0]: r[2] for r in rows}
+
+    # -- sentences -------------------------------------------------------------------------------
+    def sentences(self, paper_id: str) -> list[Sentence]:
+        rows = self.con.execute(
+            "SELECT id, paper_id, position, section_title, section_kind, is_heading, text FROM sentences"
+            " WHERE paper_id = ? ORDER BY position", [paper_id]).fetchall()
+        return [Sentence(*r) for r in rows]
+
+    def sentences_of(self, paper_ids: Sequence[str]) -> list[Sentence]:
+        rows = self.con.execute(
+            "SELECT id, paper_id, position, section_title, section_kind, is_heading, text FROM sentences"
+            " WHERE paper_id IN (SELECT unnest(?)) ORDER BY paper_id, position", [list(paper_ids)]).fetchall()
+        return [Sentence(*r) for r in rows]
+
+    def context(self, sentence_id: str, window: int = 2) -> list[Sentence]:
+        """The sentence with up to `window` neighbours on each side, in order."""
+        r = self.con.execute("SELECT paper_id, position FROM sentences WHERE id = ?", [sentence_id]).fetchone()
+        if not r:
+            return []
+        rows = self.con.execute(
+            "SELECT id, paper_id, position, section_title, section_kind, is_heading, text FROM sentences"
+            " WHERE paper_id = ? AND position BETWEEN ? AND ? ORDER BY position",
+            [r[0], r[1] - window, r[1] + window]).fetchall()
+        return [Sentence(*x) for x in rows]
+
+    def all_sentence_ids(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT id FROM sentences").fetchall()}
+
+    def abbreviations(self) -> dict[str, str]:
+        """short form -> its most frequent long form across the library."""
+        rows = self.con.execute(
+            "SELECT short, arg_max(long, n) FROM (SELECT short, lower(long) AS long, count(*) AS n"
+            " FROM abbreviations GROUP BY 1, 2) GROUP BY short").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    # -- stats -----------------------------------------------------------------------------------
+    def stats(self) -> dict[str, object]:
+        con = self.con
+        n_papers = con.execute("SELECT count(*) FROM papers WHERE state = 'ready'").fetchone()[0]
+        n_sent = con.execute("SELECT count(*) FROM sentences").fetchone()[0]
+        by_format = dict(con.execute(
+            "SELECT source_format, count(*) FROM papers WHERE state = 'ready' GROUP BY 1 ORDER BY 1").fetchall())
+        by_section = dict(con.execute(
+            "SELECT section_kind, count(*) FROM sentences GROUP BY 1 ORDER BY 1").fetchall())
+        return {
+            "papers": int(n_papers),
+            "sentences": int(n_sent),
+            "formats": {k or "unknown": int(v) for k, v in by_format.items()},
+            "sections": {k or "other": int(v) for k, v in by_section.items()},
+            "db_bytes": os.path.getsize(self.path) if self.path.exists() else 0,
+        }
+
+    def get_meta(self, key: str) -> str | None:
+        r = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return r[0] if r else None
+
+    def set_meta(self, key: str, value: object) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                         [key, value if isinstance(value, str) else json.dumps(value)])

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own data home and config, so nothing touches the user's library."""
+    home = tmp_path / "evtui-home"
+    monkeypatch.setenv("EVTUI_HOME", str(home))
+    monkeypatch.setenv("EVTUI_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("EVTUI_DEMO", "false")
+    for key in list(os.environ):
+        if key.startswith("EVTUI_") and key not in {"EVTUI_HOME", "EVTUI_CONFIG", "EVTUI_DEMO"}:
+            monkeypatch.delenv(key)
+    return home
+
+
+@pytest.fixture
+def papers_dir(tmp_path: Path) -> Path:
+    """Three small Markdown papers with known content."""
+    d = tmp_path / "papers"
+    d.mkdir()
+    (d / "aspirin.md").write_text(
+        "# Aspirin and colorectal cancer\n\n## Abstract\n\n"
+        "Regular aspirin use reduced the incidence of colorectal cancer in a large cohort. "
+        "The effect was seen after 10 years (HR 0.74, 95% CI 0.56-0.97).\n\n"
+        "## Results\n\nAspirin at 75 mg daily lowered colorectal adenoma recurrence by 21%. "
+        "No effect on gastric cancer was seen.\n",
+        encoding="utf-8",
+    )
+    (d / "ace.md").write_text(
+        "# Cough with angiotensin-converting enzyme inhibitors\n\n## Results\n\n"
+        "Angiotensin-converting enzyme (ACE) inhibitors caused a dry cough in 10% of patients. "
+        "Cough resolved within four weeks after ACE inhibitors were stopped.\n",
+        encoding="utf-8",
+    )
+    (d / "tnf.md").write_text(
+        "# Cytokines in Zürich cohorts\n\n## Methods\n\n"
+        "Serum TNF-α and IL-6 were measured by ELISA in 120 patients. "
+        "IL-6 levels were higher in patients with COVID-19 than in controls (p < 0.05).\n",
+        encoding="utf-8",
+    )
+    return d
