@@ -69,11 +69,11 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True) -> Any:
 # -- verbs -----------------------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
     from evtui.render import aspect_chips, coverage_marker, highlight
-    from evtui.search import Searcher
+    from evtui.search import DEFAULT_METHOD, Searcher
 
     with _open_library(args) as lib:
         result = Searcher(lib).search(
-            args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode, method=args.method,
+            args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode, method=args.method or DEFAULT_METHOD,
             year_from=args.year_from, year_to=args.year_to,
         )
     if args.json:
@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--paper", help="only this paper id")
     s.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
     s.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
-    s.add_argument("--method", default="bm25", help="ranking method (default bm25)")
+    s.add_argument("--method", default=None,
+                   help="ranking method: bm25-coverage (default; BM25 re-ranked by aspects covered) or bm25")
     s.add_argument("--year-from", type=int, default=None)
     s.add_argument("--year-to", type=int, default=None)
 

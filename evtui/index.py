@@ -96,7 +96,7 @@ class SentenceIndex:
         if not self.writable:
             raise RuntimeError("index opened read-only")
         if self._writer is None:
-            self._writer = self.index.writer(heap_size=256_000_000, num_threads=1)
+            self._writer = self.index.writer(heap_size=256_000_000, num_threads=2)
         return self._writer
 
     def add(self, sentences: Iterable[Sentence], titles: dict[str, str], years: dict[str, int | None]) -> int:

@@ -17,7 +17,12 @@ from evtui.library import Library
 from evtui.models import SECTION_KINDS, Evidence, ParsedQuery
 from evtui.query import compile_matcher, parse_query, search_terms
 
-METHODS: tuple[str, ...] = ("bm25",)
+METHODS: tuple[str, ...] = ("bm25-coverage", "bm25")
+DEFAULT_METHOD = "bm25-coverage"
+# bm25-coverage re-ranks this many BM25 candidates (at least) by how many aspects each covers.
+COVERAGE_POOL = 200
+# Relation words (increase, associated, ...) are common; covering a concept counts for more.
+RELATION_WEIGHT = 0.5
 
 
 @dataclass
@@ -44,11 +49,15 @@ def build_query(index: SentenceIndex, parsed: ParsedQuery) -> tuple[tantivy.Quer
     aspect_queries: list[tuple[tantivy.Occur, tantivy.Query]] = []
     for aspect in parsed.aspects:
         term_queries = []
-        for words in search_terms(aspect):
+        for n, words in enumerate(search_terms(aspect)):
             q, lenient = index.phrase_query(words)
             if lenient:
                 notes.append(f"query syntax in {' '.join(words)!r} was not understood; searched leniently")
             term_queries.append(q)
+            if n == 0 and len(words) > 1:
+                # The concept's words in any order ("colorectal adenoma and cancer"), below the exact phrase.
+                parts = [(tantivy.Occur.Must, index.phrase_query([w])[0]) for w in words]
+                term_queries.append(tantivy.Query.boost_query(tantivy.Query.boolean_query(parts), 0.7))
         if term_queries:
             aspect_queries.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(term_queries, 0.1)))
     if not aspect_queries:
@@ -73,7 +82,7 @@ class Searcher:
         year_from: int | None = None,
         year_to: int | None = None,
         mode: str | None = None,
-        method: str = "bm25",
+        method: str = DEFAULT_METHOD,
     ) -> SearchResult:
         if method not in METHODS:
             raise QueryError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -86,11 +95,18 @@ class Searcher:
         text_query, notes = build_query(index, parsed)
         filters = index.filter_query(paper=paper, section=section, year_from=year_from, year_to=year_to)
         full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters])
-        hits = index.search(full, k)
         matcher = compile_matcher(parsed.aspects)
+        if method == "bm25":
+            scored = [(h, matcher.spans(h.sentence.text)) for h in index.search(full, k)]
+        else:
+            # A sentence that covers every aspect is better evidence than a short one that repeats two of them:
+            # rank by aspects covered (the same matches the user sees highlighted), then by BM25.
+            pool = [(h, matcher.spans(h.sentence.text)) for h in index.search(full, max(COVERAGE_POOL, 5 * k))]
+            weight = {a.id: RELATION_WEIGHT if a.role == "relation" else 1.0 for a in parsed.aspects}
+            pool.sort(key=lambda hs: (-sum(weight.get(a, 0.0) for a in {s.aspect for s in hs[1]}), -hs[0].score))
+            scored = pool[:k]
         evidence = [
-            Evidence(rank=i + 1, sentence=h.sentence, title=h.title, score=h.score,
-                     highlights=matcher.spans(h.sentence.text))
-            for i, h in enumerate(hits)
+            Evidence(rank=i + 1, sentence=h.sentence, title=h.title, score=h.score, highlights=spans)
+            for i, (h, spans) in enumerate(scored)
         ]
         return SearchResult(query=parsed, method=method, evidence=evidence, notes=list(parsed.notes) + notes)

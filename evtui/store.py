@@ -57,6 +57,14 @@ _SENT_SCHEMA = pa.schema([
     ("id", pa.string()), ("paper_id", pa.string()), ("position", pa.int32()), ("section_title", pa.string()),
     ("section_kind", pa.string()), ("is_heading", pa.bool_()), ("text", pa.string()),
 ])
+_PAPER_COLUMNS = ("id", "title", "authors", "year", "journal", "doi", "pmid", "pmcid", "licence", "source_path",
+                  "source_format", "content_hash", "n_sentences")
+_PAPER_SCHEMA = pa.schema([
+    ("id", pa.string()), ("title", pa.string()), ("authors", pa.list_(pa.string())), ("year", pa.int32()),
+    ("journal", pa.string()), ("doi", pa.string()), ("pmid", pa.string()), ("pmcid", pa.string()),
+    ("licence", pa.string()), ("source_path", pa.string()), ("source_format", pa.string()),
+    ("content_hash", pa.string()), ("n_sentences", pa.int32()),
+])
 
 
 def _lock_message(exc: Exception, path: Path) -> str:
@@ -97,12 +105,13 @@ class Store:
         con.execute("BEGIN TRANSACTION")
         try:
             self._delete_rows(ids)
-            con.executemany(
-                "INSERT INTO papers (id, title, authors, year, journal, doi, pmid, pmcid, licence, source_path,"
-                " source_format, content_hash, n_sentences, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?, 'pending')",
-                [(p.id, p.title, p.authors, p.year, p.journal, p.doi, p.pmid, p.pmcid, p.licence, p.source_path,
-                  p.source_format, p.content_hash, p.n_sentences) for p in papers],
-            )
+            paper_table = pa.Table.from_pydict({
+                name: [getattr(p, name) for p in papers] for name in _PAPER_COLUMNS
+            }, schema=_PAPER_SCHEMA)
+            con.register("_new_papers", paper_table)
+            con.execute(f"INSERT INTO papers ({', '.join(_PAPER_COLUMNS)}, state)"
+                        f" SELECT {', '.join(_PAPER_COLUMNS)}, 'pending' FROM _new_papers")
+            con.unregister("_new_papers")
             table = pa.Table.from_pydict({
                 "id": [s.id for s in sentences],
                 "paper_id": [s.paper_id for s in sentences],
@@ -116,7 +125,10 @@ class Store:
             con.execute("INSERT INTO sentences SELECT * FROM _new_sentences")
             con.unregister("_new_sentences")
             if abbreviations:
-                con.executemany("INSERT INTO abbreviations VALUES (?, ?, ?)", list(abbreviations))
+                cols = list(zip(*abbreviations, strict=True))
+                con.register("_new_abbrev", pa.table({"paper_id": cols[0], "short": cols[1], "long": cols[2]}))
+                con.execute("INSERT INTO abbreviations SELECT paper_id, short, long FROM _new_abbrev")
+                con.unregister("_new_abbrev")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -1,0 +1,453 @@
+"""One loader per format. Each yields ParsedPaper (or IngestError for one bad record) in reading order."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from lxml import etree
+
+from evtui.errors import IngestError
+from evtui.ingest.sections import section_kind
+from evtui.ingest.splitter import split_sentences
+from evtui.models import ParsedPaper, ParsedSentence
+
+Result = Iterator["ParsedPaper | IngestError"]
+MAX_LINE_BYTES = 10 * 1024 * 1024
+
+
+def _open(path: Path) -> io.BufferedIOBase:
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def _read_bytes(path: Path) -> bytes:
+    with _open(path) as fh:
+        return fh.read()
+
+
+def _decode(path: Path, data: bytes, *, lenient: bool = False) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if lenient:
+            return data.decode("cp1252", errors="replace")
+        raise IngestError(str(path), f"not valid UTF-8 text (byte {exc.start}); re-save the file as UTF-8") from exc
+
+
+def _ws(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _title_sentence(title: str) -> list[ParsedSentence]:
+    return [ParsedSentence(title, "Title", "title")] if title else []
+
+
+# -- XML -------------------------------------------------------------------------------------------
+def _parser() -> etree.XMLParser:
+    # Never resolve entities, load DTDs or touch the network; refuse pathological trees.
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                           recover=False, remove_comments=True, remove_pis=True)
+
+
+def _xml_root(path: Path) -> etree._Element:
+    data = _read_bytes(path)
+    try:
+        return etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        line = getattr(exc, "lineno", None)
+        where = f" at line {line}" if line else ""
+        raise IngestError(str(path), f"XML is malformed{where}: {exc.msg if hasattr(exc, 'msg') else exc}") from exc
+
+
+def _local(tag: object) -> str:
+    return etree.QName(tag).localname if isinstance(tag, str) else ""
+
+
+_SKIP_INLINE = {"fig", "table-wrap", "disp-formula", "fn", "supplementary-material", "table", "graphic",
+                "media", "ref-list", "fig-group", "table-wrap-group", "alternatives", "inline-graphic"}
+
+
+def _text(el: etree._Element) -> str:
+    """Element text without figures/tables/formulas, inline markup joined without breaking words."""
+    parts: list[str] = []
+
+    def walk(e: etree._Element) -> None:
+        if e.text:
+            parts.append(e.text)
+        for child in e:
+            if _local(child.tag) not in _SKIP_INLINE:
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(el)
+    return _ws("".join(parts))
+
+
+def _jats_licence(root: etree._Element) -> str | None:
+    for lic in root.iter("{*}license", "license"):
+        href = lic.get("{http://www.w3.org/1999/xlink}href") or ""
+        txt = href + " " + _text(lic)
+        m = re.search(r"creativecommons\.org/licenses/([a-z\-]+)/(\d\.\d)", txt)
+        if m:
+            return f"CC {m.group(1).upper()} {m.group(2)}"
+        m = re.search(r"Creative Commons (Attribution[\w\s\-]*?)(?: License| licen[cs]e|\))", txt)
+        if m:
+            name = m.group(1)
+            code = "BY" + ("-NC" if "NonCommercial" in name or "Non-Commercial" in name else "") + \
+                   ("-ND" if "NoDeriv" in name else "") + ("-SA" if "ShareAlike" in name else "")
+            v = re.search(r"(\d\.\d)", txt)
+            return f"CC {code}" + (f" {v.group(1)}" if v else "")
+        if txt.strip():
+            return _ws(txt)[:120]
+    return None
+
+
+def load_jats(path: Path) -> Result:
+    root = _xml_root(path)
+    if _local(root.tag) != "article":
+        art = next(root.iter("{*}article", "article"), None)
+        if art is None:
+            raise IngestError(str(path), "no <article> element: not a JATS article")
+        root = art
+    meta = next(root.iter("{*}article-meta", "article-meta"), None)
+    ids: dict[str, str] = {}
+    title = ""
+    authors: list[str] = []
+    year: int | None = None
+    journal = None
+    if meta is not None:
+        for aid in meta.findall("{*}article-id") + meta.findall("article-id"):
+            ids[(aid.get("pub-id-type") or "").lower()] = (aid.text or "").strip()
+        t = next(meta.iter("{*}article-title", "article-title"), None)
+        title = _text(t) if t is not None else ""
+        for c in meta.iter("{*}contrib", "contrib"):
+            if c.get("contrib-type", "author") != "author":
+                continue
+            name = next(c.iter("{*}name", "name"), None)
+            if name is not None:
+                given = next(name.iter("{*}given-names", "given-names"), None)
+                sur = next(name.iter("{*}surname", "surname"), None)
+                full = " ".join(x for x in (_text(given) if given is not None else "",
+                                            _text(sur) if sur is not None else "") if x)
+                if full:
+                    authors.append(full)
+        dates = list(meta.iter("{*}pub-date", "pub-date"))
+        dates.sort(key=lambda d: 0 if (d.get("pub-type") or d.get("date-type") or "") in ("epub", "ppub", "pub") else 1)
+        for d in dates:
+            y = next(d.iter("{*}year", "year"), None)
+            if y is not None and (y.text or "").strip().isdigit():
+                year = int(y.text.strip())
+                break
+    jt = next(root.iter("{*}journal-title", "journal-title"), None)
+    journal = _text(jt) if jt is not None else None
+    pmc = ids.get("pmc") or ids.get("pmcid") or ids.get("pmc-uid") or ""
+    pmcid = ("PMC" + pmc.removeprefix("PMC")) if pmc else None
+    pmid = ids.get("pmid") or None
+    doi = ids.get("doi") or None
+    pid = pmcid or (f"PMID:{pmid}" if pmid else None) or (f"doi:{doi}" if doi else None) or f"file:{path.stem}"
+    sents = _title_sentence(title)
+    if meta is not None:
+        for ab in meta.findall("{*}abstract") + meta.findall("abstract"):
+            if ab.get("abstract-type") in ("graphical", "teaser", "toc"):
+                continue
+            _jats_block(ab, "Abstract", "abstract", sents, fixed_kind="abstract")
+    body = next(root.iter("{*}body", "body"), None)
+    if body is not None:
+        _jats_block(body, "Main text", "other", sents)
+    yield ParsedPaper(id=pid, title=title or pid, sentences=sents, authors=authors, year=year, journal=journal,
+                      doi=doi, pmid=pmid, pmcid=pmcid, licence=_jats_licence(root), source_path=str(path))
+
+
+def _jats_block(el: etree._Element, sec_title: str, kind: str, out: list[ParsedSentence],
+                fixed_kind: str | None = None) -> None:
+    for child in el:
+        tag = _local(child.tag)
+        if tag in ("sec", "app", "boxed-text"):
+            t = child.find("{*}title")
+            if t is None:
+                t = child.find("title")
+            title = _text(t) if t is not None else ""
+            own = section_kind(title) if title else "other"
+            sub_kind = fixed_kind or (own if own != "other" else kind)
+            if title:
+                out.append(ParsedSentence(title, title, sub_kind, True))
+            _jats_block(child, title or sec_title, sub_kind, out, fixed_kind)
+        elif tag in ("p", "list", "disp-quote", "statement", "def-list"):
+            for s in split_sentences(_text(child)):
+                out.append(ParsedSentence(s, sec_title, fixed_kind or kind))
+        # title, fig, table-wrap, ref-list, etc. are handled elsewhere or left out on purpose
+
+
+def load_bioc(path: Path) -> Result:
+    opener = _open(path)
+    try:
+        ctx = etree.iterparse(opener, events=("end",), tag="document", resolve_entities=False, no_network=True,
+                              load_dtd=False, huge_tree=False, remove_comments=True)
+        for _ev, doc in ctx:
+            try:
+                yield _bioc_doc(path, doc)
+            except IngestError as exc:
+                yield exc
+            doc.clear()
+    except etree.XMLSyntaxError as exc:
+        raise IngestError(str(path), f"XML is malformed at line {getattr(exc, 'lineno', '?')}: {exc}") from exc
+    finally:
+        opener.close()
+
+
+def _bioc_doc(path: Path, doc: etree._Element) -> ParsedPaper:
+    did = (doc.findtext("id") or "").strip()
+    if not did:
+        raise IngestError(str(path), "BioC document without <id>")
+    title = ""
+    sents: list[ParsedSentence] = []
+    for p in doc.findall("passage"):
+        typ = next((i.text or "" for i in p.findall("infon") if i.get("key") == "type"), "").lower()
+        text = _ws(p.findtext("text") or "")
+        if not text:
+            continue
+        if typ in ("title", "front") and not title:
+            title = text
+            sents.insert(0, ParsedSentence(text, "Title", "title"))
+        else:
+            kind = "abstract" if typ in ("abstract", "abstract_title_1") else section_kind(typ)
+            sents.extend(ParsedSentence(s, "Abstract" if kind == "abstract" else typ, kind)
+                         for s in split_sentences(text))
+    pid = f"PMID:{did}" if did.isdigit() else f"bioc:{did}"
+    return ParsedPaper(id=pid, title=title or pid, sentences=sents, pmid=did if did.isdigit() else None,
+                       source_path=str(path))
+
+
+def load_pubtator(path: Path) -> Result:
+    with _open(path) as raw:
+        fh = io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+        block: dict[str, str] = {}
+        lineno = 0
+        try:
+            for line in fh:
+                lineno += 1
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    if block:
+                        yield _pubtator_doc(path, block)
+                        block = {}
+                    continue
+                m = re.match(r"^([^|\t]+)\|([ta])\|(.*)$", line)
+                if m:
+                    if block and block.get("id") != m.group(1):
+                        yield _pubtator_doc(path, block)
+                        block = {}
+                    block["id"] = m.group(1)
+                    block[m.group(2)] = m.group(3)
+        except UnicodeDecodeError as exc:
+            raise IngestError(str(path), f"not valid UTF-8 near line {lineno + 1}") from exc
+        if block:
+            yield _pubtator_doc(path, block)
+
+
+def _pubtator_doc(path: Path, block: dict[str, str]) -> ParsedPaper:
+    did = block["id"].strip()
+    title = _ws(block.get("t", ""))
+    sents = _title_sentence(title) + [ParsedSentence(s, "Abstract", "abstract")
+                                      for s in split_sentences(block.get("a", ""))]
+    return ParsedPaper(id=f"PMID:{did}" if did.isdigit() else f"pubtator:{did}", title=title, sentences=sents,
+                       pmid=did if did.isdigit() else None, source_path=str(path))
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, dict | IngestError]]:
+    with _open(path) as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if len(raw) > MAX_LINE_BYTES:
+                yield lineno, IngestError(str(path), f"line {lineno}: longer than {MAX_LINE_BYTES // 2**20} MiB")
+                continue
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw.decode("utf-8-sig"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                yield lineno, IngestError(str(path), f"line {lineno}: invalid JSON ({exc})")
+                continue
+            if not isinstance(obj, dict):
+                yield lineno, IngestError(str(path), f"line {lineno}: expected a JSON object")
+                continue
+            yield lineno, obj
+
+
+_STRUCT_LABEL = re.compile(r"^([A-Z][A-Z /&]{2,40})(?::|\s)")
+
+
+def load_corpus_jsonl(path: Path) -> Result:
+    for lineno, obj in _json_lines(path):
+        if isinstance(obj, IngestError):
+            yield obj
+            continue
+        abstract = obj.get("abstract")
+        did = obj.get("doc_id", obj.get("cord_id"))
+        if did is None or not isinstance(abstract, list) or not all(isinstance(s, str) for s in abstract):
+            yield IngestError(str(path), f"line {lineno}: expected doc_id/cord_id and an abstract sentence list")
+            continue
+        pid = f"scifact:{did}" if "doc_id" in obj else f"cord:{did}"
+        title = _ws(str(obj.get("title") or ""))
+        sents = _title_sentence(title)
+        kind = "abstract"
+        for s in abstract:
+            s = _ws(s)
+            if not s:
+                continue
+            if obj.get("structured"):
+                m = _STRUCT_LABEL.match(s)
+                if m:
+                    k = section_kind(m.group(1).title())
+                    kind = k if k in ("results", "methods", "conclusion", "introduction") else "abstract"
+            sents.append(ParsedSentence(s, "Abstract", kind))
+        yield ParsedPaper(id=pid, title=title, sentences=sents, source_path=str(path))
+
+
+def load_evidencebench(path: Path) -> Result:
+    try:
+        data = json.loads(_decode(path, _read_bytes(path)))
+    except json.JSONDecodeError as exc:
+        raise IngestError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise IngestError(str(path), "expected an object of EvidenceBench items")
+    seen: set[str] = set()
+    for item_id, item in data.items():
+        if not isinstance(item, dict) or not isinstance(item.get("paper_as_candidate_pool"), list):
+            yield IngestError(str(path), f"item {item_id}: no paper_as_candidate_pool list")
+            continue
+        pid = str(item.get("paper_id") or item_id)
+        if pid in seen:
+            continue
+        seen.add(pid)
+        pool = item["paper_as_candidate_pool"]
+        types = item.get("sentence_types_in_candidate_pool") or ["normal_paragraph"] * len(pool)
+        sents: list[ParsedSentence] = []
+        sec_title, kind = "Abstract", "abstract"
+        for text, typ in zip(pool, types, strict=False):
+            text = str(text)
+            if typ == "section_name":
+                sec_title, kind = _ws(text), section_kind(text)
+                sents.append(ParsedSentence(text, sec_title, kind, True))
+            elif typ == "abstract":
+                sents.append(ParsedSentence(text, "Abstract", "abstract"))
+            else:
+                k = kind if kind != "abstract" else "other"
+                sents.append(ParsedSentence(text, sec_title if kind != "abstract" else "", k))
+        if len(types) < len(pool):
+            sents.extend(ParsedSentence(str(t), sec_title, kind) for t in pool[len(types):])
+        first = next((s.text for s in sents if not s.is_heading), pid)
+        yield ParsedPaper(id=pid, title=first[:120], sentences=sents, pmcid=_pmcid(pid), source_path=str(path))
+
+
+def _pmcid(pid: str) -> str | None:
+    m = re.fullmatch(r"pmc_?(\d+)", pid, re.I)
+    return f"PMC{m.group(1)}" if m else None
+
+
+def load_cord(path: Path) -> Result:
+    try:
+        obj = json.loads(_decode(path, _read_bytes(path)))
+    except json.JSONDecodeError as exc:
+        raise IngestError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    if not isinstance(obj, dict):
+        raise IngestError(str(path), "expected a CORD-19 / S2ORC JSON object")
+    parse = obj.get("pdf_parse") if isinstance(obj.get("pdf_parse"), dict) else obj
+    meta = obj.get("metadata") or {}
+    title = _ws(str(meta.get("title") or obj.get("title") or ""))
+    authors = [" ".join(x for x in (a.get("first"), a.get("last")) if x) for a in meta.get("authors") or []
+               if isinstance(a, dict)]
+    pid = f"cord:{obj.get('paper_id') or path.stem}"
+    sents = _title_sentence(title)
+    abstract = parse.get("abstract") or obj.get("abstract") or []
+    for para in abstract if isinstance(abstract, list) else []:
+        if isinstance(para, dict):
+            sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(str(para.get("text", ""))))
+    current = None
+    kind = "other"
+    for para in parse.get("body_text") or []:
+        if not isinstance(para, dict):
+            continue
+        sec = _ws(str(para.get("section") or ""))
+        if sec != current:
+            current = sec
+            own = section_kind(sec)
+            kind = own if own != "other" or not sec else "other"
+            if sec:
+                sents.append(ParsedSentence(sec, sec, kind, True))
+        sents.extend(ParsedSentence(s, sec, kind) for s in split_sentences(str(para.get("text", ""))))
+    if not title and len(sents) <= 0:
+        raise IngestError(str(path), "no title, abstract or body_text found")
+    yield ParsedPaper(id=pid, title=title or pid, sentences=sents, authors=[a for a in authors if a],
+                      doi=meta.get("doi"), source_path=str(path))
+
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_KNOWN = re.compile(r"^(abstract|introduction|background|methods?|materials and methods|results?|discussion|"
+                    r"conclusions?|summary|findings)$", re.I)
+
+
+def load_text(path: Path) -> Result:
+    data = _read_bytes(path)
+    text = _decode(path, data, lenient=True)
+    digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
+    lines = text.splitlines()
+    title = ""
+    sents: list[ParsedSentence] = []
+    sec_title, kind = "", "other"
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            sents.extend(ParsedSentence(s, sec_title, kind) for s in split_sentences(" ".join(para)))
+            para.clear()
+
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        heading = None
+        m = _MD_HEADING.match(stripped)
+        if m:
+            heading = m.group(2)
+        elif stripped and nxt and set(nxt) <= {"="} and len(nxt) >= 3:
+            heading = stripped
+        elif stripped and nxt and set(nxt) <= {"-"} and len(nxt) >= 3 and not para:
+            heading = stripped
+        elif stripped and set(stripped) <= {"=", "-"} and len(stripped) >= 3:
+            continue
+        elif _KNOWN.match(stripped.rstrip(":")) and not para:
+            heading = stripped.rstrip(":")
+        if heading is not None:
+            flush()
+            if not title and not sents:
+                title = heading
+                sents.append(ParsedSentence(heading, "Title", "title"))
+                continue
+            sec_title, kind = heading, section_kind(heading)
+            sents.append(ParsedSentence(heading, heading, kind, True))
+            continue
+        if not stripped:
+            flush()
+            continue
+        para.append(stripped)
+    flush()
+    if not title and sents:
+        title = sents[0].text[:200]
+        sents[0] = ParsedSentence(sents[0].text, "Title", "title")
+    if not sents:
+        raise IngestError(str(path), "no text found")
+    yield ParsedPaper(id=f"file:{path.name.split('.')[0]}-{digest}", title=title, sentences=sents,
+                      source_path=str(path))
+
+
+LOADERS: dict[str, Callable[[Path], Result]] = {
+    "jats": load_jats, "bioc": load_bioc, "pubtator": load_pubtator, "cord": load_cord,
+    "corpus-jsonl": load_corpus_jsonl, "evidencebench": load_evidencebench, "text": load_text,
+}
