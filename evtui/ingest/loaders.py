@@ -343,8 +343,10 @@ def load_evidencebench(path: Path) -> Result:
                 sents.append(ParsedSentence(text, sec_title if kind != "abstract" else "", k))
         if len(types) < len(pool):
             sents.extend(ParsedSentence(str(t), sec_title, kind) for t in pool[len(types):])
-        first = next((s.text for s in sents if not s.is_heading), pid)
-        yield ParsedPaper(id=pid, title=first[:120], sentences=sents, pmcid=_pmcid(pid), source_path=str(path))
+        # The pool opens with the title as a section_name; else fall back to the first sentence.
+        first = sents[0].text if sents and sents[0].is_heading else next(
+            (s.text for s in sents if not s.is_heading), pid)
+        yield ParsedPaper(id=pid, title=first[:200], sentences=sents, pmcid=_pmcid(pid), source_path=str(path))
 
 
 def _pmcid(pid: str) -> str | None:

@@ -220,7 +220,7 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
 def _concepts(text: str, abbreviations: Mapping[str, str] | None, notes: list[str]) -> list[Aspect]:
     body = re.sub(r"^\s*hypothesis\s*:\s*", "", text, flags=re.I)
     chunks: list[list[str]] = [[]]
-    relations: list[tuple[int, str]] = []
+    relations: list[tuple[float, str]] = []
     dropped: list[str] = []
     for m in re.finditer(r"[^\W_]+(?:[-'’/][^\W_]+)*|[,;:.!?()\[\]\"]", body):
         tok = m.group(0)
@@ -234,12 +234,12 @@ def _concepts(text: str, abbreviations: Mapping[str, str] | None, notes: list[st
             continue
         st = stem(low)
         if st in _RELATION_VERB_STEMS and not tok.isupper():
-            relations.append((len(chunks), tok))
+            relations.append((len(chunks) - 0.5, tok))  # after the chunk it closes, before the next
             chunks.append([])
             continue
         chunks[-1].append(tok)
     # order concepts and relations by position in the text
-    items: list[tuple[int, str, str]] = []
+    items: list[tuple[float, str, str]] = []
     for i, ch in enumerate(chunks):
         while len(ch) > 4:  # long runs of content words: keep pairs together
             items.append((i, "concept", " ".join(ch[:2])))
