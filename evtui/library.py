@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,9 +233,17 @@ class Library:
             if with_parens:
                 abbrevs.extend((p.id, short, long) for short, long in extract_abbreviations(with_parens).items())
         ids = [p.id for p in papers]
-        self.store.write_pending(papers, sentences, abbrevs)
-        self.index.delete_papers(pid for pid in ids if pid in known)
-        self.index.add(sentences, {p.id: p.title for p in papers}, {p.id: p.year for p in papers})
+        # DuckDB's transaction runs in a thread (it releases the GIL) while Tantivy takes the documents;
+        # the index is committed only after the rows are durable as 'pending', which keeps recovery exact.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(self.store.write_pending, papers, sentences, abbrevs)
+            self.index.delete_papers(pid for pid in ids if pid in known)
+            self.index.add(sentences, {p.id: p.title for p in papers}, {p.id: p.year for p in papers})
+            try:
+                pending.result()
+            except BaseException:
+                self.index.rollback()
+                raise
         self.index.commit()
         self.store.mark_ready(ids)
         for p in papers:

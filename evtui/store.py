@@ -148,7 +148,11 @@ class Store:
 
     def mark_ready(self, ids: Sequence[str]) -> None:
         if ids:
-            self.con.execute("UPDATE papers SET state = 'ready' WHERE id IN (SELECT unnest(?))", [list(ids)])
+            self.con.register("_ready", pa.table({"id": pa.array(list(ids), pa.string())}))
+            try:
+                self.con.execute("UPDATE papers SET state = 'ready' WHERE id IN (SELECT id FROM _ready)")
+            finally:
+                self.con.unregister("_ready")
 
     def mark_deleting(self, ids: Sequence[str]) -> None:
         if ids:

@@ -111,3 +111,19 @@ def test_cli_papers_stats_and_errors(papers_dir: Path, capsys: pytest.CaptureFix
     # the human table renders too
     assert main(["search", "(aspirin, reduce, colorectal cancer)"]) == 0
     assert "aspirin" in capsys.readouterr().out.lower()
+
+
+def test_real_fixtures_end_to_end() -> None:
+    """Every real sample format loads into one library, and real queries find the expected sentences."""
+    core = Path(__file__).parent / "fixtures" / "core"
+    with Library(load_config()) as library:
+        report = library.ingest([core])
+        assert not report.errors and report.added == 14  # 1 JATS + 3 PubTator (2 shared with BioC) + 5 + 3 + 2
+        assert library.check_consistency()["consistent"]
+        s = Searcher(library)
+        top = s.search("(lithium, cause, tricuspid regurgitation)", k=3).evidence[0]
+        assert top.sentence.paper_id == "PMID:6794356"
+        assert {h.aspect for h in top.highlights} >= {"head", "tail"}
+        res = s.search("myeloid-derived suppressor cells induce myelodysplasia", k=3)
+        assert res.evidence[0].sentence.paper_id == "scifact:5836"
+        assert s.search("pancreatic cancer imaging", k=5, paper="PMC2852030").evidence
