@@ -165,6 +165,19 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tui(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evtui.config import load_config
+    from evtui.tui.app import run
+
+    cfg = load_config()
+    if getattr(args, "home", None):
+        cfg.home = Path(args.home).expanduser()
+    run(cfg)
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     from evtui.ingest import FORMATS
@@ -202,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     st = add("stats", cmd_stats, "library size, formats and sections")
     st.add_argument("--check", action="store_true", help="also verify that DuckDB and the index agree")
 
+    add("tui", cmd_tui, "open the terminal app (also what `evtui` alone does on a terminal)")
+
     r = add("remove", cmd_remove, "remove papers from the library")
     r.add_argument("ids", nargs="+")
     return p
@@ -211,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "fn", None):
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            return cmd_tui(args)
         parser.print_help()
         return 0
     try:

@@ -1,0 +1,1 @@
+"""Textual UI for evtui: the only package allowed to import textual."""
