@@ -311,13 +311,19 @@ def load_corpus_jsonl(path: Path) -> Result:
         yield ParsedPaper(id=pid, title=title, sentences=sents, source_path=str(path))
 
 
-def load_evidencebench(path: Path) -> Result:
+def _json_object(path: Path, what: str) -> dict:
+    """The file's single JSON object, or a clear error."""
     try:
         data = json.loads(_decode(path, _read_bytes(path)))
     except json.JSONDecodeError as exc:
         raise IngestError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     if not isinstance(data, dict):
-        raise IngestError(str(path), "expected an object of EvidenceBench items")
+        raise IngestError(str(path), f"expected {what}")
+    return data
+
+
+def load_evidencebench(path: Path) -> Result:
+    data = _json_object(path, "an object of EvidenceBench items")
     seen: set[str] = set()
     for item_id, item in data.items():
         if not isinstance(item, dict) or not isinstance(item.get("paper_as_candidate_pool"), list):
@@ -355,12 +361,7 @@ def _pmcid(pid: str) -> str | None:
 
 
 def load_cord(path: Path) -> Result:
-    try:
-        obj = json.loads(_decode(path, _read_bytes(path)))
-    except json.JSONDecodeError as exc:
-        raise IngestError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-    if not isinstance(obj, dict):
-        raise IngestError(str(path), "expected a CORD-19 / S2ORC JSON object")
+    obj = _json_object(path, "a CORD-19 / S2ORC JSON object")
     parse = obj.get("pdf_parse") if isinstance(obj.get("pdf_parse"), dict) else obj
     meta = obj.get("metadata") or {}
     title = _ws(str(meta.get("title") or obj.get("title") or ""))
