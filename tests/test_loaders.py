@@ -166,3 +166,14 @@ def test_huge_single_line(tmp_path: Path) -> None:
     f.write_text("word " * 2_000_000)  # 10 MB, one line, no sentence end
     (p,) = papers(f)
     assert sum(len(s.text) for s in p.sentences) > 9_000_000
+
+
+def test_cord_doc2json_sections() -> None:
+    (p,) = papers(CORE / "cord_doc2json.json")
+    assert detect_format(CORE / "cord_doc2json.json") == "cord"
+    assert p.id == "cord:0a1b2c3d4e" and p.authors == ["Ana Lopez", "Wei Chen"]
+    assert [(s.section_kind, s.is_heading) for s in p.sentences][:3] == [
+        ("title", False), ("abstract", False), ("abstract", False)]
+    results = [s.text for s in p.sentences if s.section_kind == "results" and not s.is_heading]
+    assert results == ["Saliva detected 96% of swab-positive cases (95% CI 90-99).", "Sensitivity was lower after day 10."]
+    assert "Testing capacity limits outbreak control (Smith et al., 2020)." in [s.text for s in p.sentences]

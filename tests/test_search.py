@@ -118,7 +118,7 @@ def test_real_fixtures_end_to_end() -> None:
     core = Path(__file__).parent / "fixtures" / "core"
     with Library(load_config()) as library:
         report = library.ingest([core])
-        assert not report.errors and report.added == 14  # 1 JATS + 3 PubTator (2 shared with BioC) + 5 + 3 + 2
+        assert not report.errors and report.added == 15  # 1 JATS + 3 PubTator (2 shared with BioC) + 5 + 3 + 2 + 1 CORD
         assert library.check_consistency()["consistent"]
         s = Searcher(library)
         top = s.search("(lithium, cause, tricuspid regurgitation)", k=3).evidence[0]
