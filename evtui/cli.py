@@ -155,6 +155,32 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_embed(args: argparse.Namespace) -> int:
+    import time
+
+    from evtui.embed import coverage, ensure_embeddings
+
+    with _open_library(args) as lib:
+        t0 = time.perf_counter()
+        if err.is_terminal and not args.json:
+            with Progress(TextColumn("[bold]Embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=err, transient=True) as prog:
+                task = prog.add_task("embed", total=None)
+                n = ensure_embeddings(lib, paper=args.paper,
+                                      on_progress=lambda done, total: prog.update(task, completed=done, total=total))
+        else:
+            n = ensure_embeddings(lib, paper=args.paper)
+        seconds = time.perf_counter() - t0
+        done, total = coverage(lib)
+    out = {"computed": n, "seconds": round(seconds, 2), "sentences_per_second": round(n / seconds, 1) if n else None,
+           "embedded": done, "searchable": total}
+    if args.json:
+        _emit_json(out)
+    else:
+        err.print(f"embedded {n:,} sentences in {seconds:.1f}s · coverage {done:,}/{total:,}")
+    return 0
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False) as lib:
         n = lib.remove(args.ids)
@@ -201,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
     s.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
     s.add_argument("--method", default=None,
-                   help="ranking method: bm25-coverage (default; BM25 re-ranked by aspects covered) or bm25")
+                   help="ranking method: bm25-coverage (default; BM25 re-ranked by aspects covered), bm25, "
+                        "dense (MiniLM embeddings, computed lazily) or hybrid (reciprocal-rank fusion of both)")
     s.add_argument("--year-from", type=int, default=None)
     s.add_argument("--year-to", type=int, default=None)
 
@@ -214,6 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     st = add("stats", cmd_stats, "library size, formats and sections")
     st.add_argument("--check", action="store_true", help="also verify that DuckDB and the index agree")
+
+    em = add("embed", cmd_embed, "compute the dense embeddings that dense/hybrid search use (cached in DuckDB)")
+    em.add_argument("--paper", help="only this paper")
 
     add("tui", cmd_tui, "open the terminal app (also what `evtui` alone does on a terminal)")
 

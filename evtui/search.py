@@ -8,6 +8,7 @@ The CLI, the TUI and the benchmarks all search through this one class.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import tantivy
 
@@ -15,12 +16,17 @@ from evtui.errors import QueryError
 from evtui.index import SentenceIndex
 from evtui.library import Library
 from evtui.models import SECTION_KINDS, Evidence, ParsedQuery
-from evtui.query import compile_matcher, parse_query, search_terms
+from evtui.query import Matcher, compile_matcher, parse_query, search_terms
 
-METHODS: tuple[str, ...] = ("bm25-coverage", "bm25")
+if TYPE_CHECKING:
+    from evtui.dense import DenseRetriever
+
+METHODS: tuple[str, ...] = ("bm25-coverage", "bm25", "dense", "hybrid")
 DEFAULT_METHOD = "bm25-coverage"
 # bm25-coverage re-ranks this many BM25 candidates (at least) by how many aspects each covers.
 COVERAGE_POOL = 200
+# hybrid fuses this many candidates from each of BM25 and dense retrieval (reciprocal-rank fusion).
+HYBRID_POOL = 100
 # Relation words (increase, associated, ...) are common; covering a concept counts for more.
 RELATION_WEIGHT = 0.5
 
@@ -68,6 +74,26 @@ def build_query(index: SentenceIndex, parsed: ParsedQuery) -> tuple[tantivy.Quer
 class Searcher:
     def __init__(self, library: Library) -> None:
         self.library = library
+        self._dense_retriever: DenseRetriever | None = None
+
+    def _dense(self, parsed: ParsedQuery, method: str, bm25_query: tantivy.Query, matcher: Matcher,
+               notes: list[str], *, k: int, **filters: object) -> SearchResult:
+        from evtui.dense import DenseRetriever, fuse_hybrid, to_evidence
+
+        if self._dense_retriever is None:
+            self._dense_retriever = DenseRetriever(self.library)
+        # A triplet embeds as its three parts in order; a claim or hypothesis as written.
+        text = " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
+        pool = k if method == "dense" else max(k, HYBRID_POOL)
+        dense_hits = self._dense_retriever.search(text, k=pool, **filters)  # type: ignore[arg-type]
+        notes = notes + self._dense_retriever.notes
+        if method == "dense":
+            hits = dense_hits
+        else:
+            bm25_ids = [h.sentence.id for h in self.library.index.search(bm25_query, pool)]
+            hits = fuse_hybrid(bm25_ids, dense_hits, k)
+        evidence = to_evidence(self.library, hits[:k], matcher.spans)
+        return SearchResult(query=parsed, method=method, evidence=evidence, notes=list(parsed.notes) + notes)
 
     def parse(self, text: str, mode: str | None = None) -> ParsedQuery:
         return parse_query(text, mode, abbreviations=self.library.abbreviations())
@@ -96,6 +122,9 @@ class Searcher:
         filters = index.filter_query(paper=paper, section=section, year_from=year_from, year_to=year_to)
         full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters])
         matcher = compile_matcher(parsed.aspects)
+        if method in ("dense", "hybrid"):
+            return self._dense(parsed, method, full, matcher, notes, k=k, paper=paper, section=section,
+                               year_from=year_from, year_to=year_to)
         if method == "bm25":
             scored = [(h, matcher.spans(h.sentence.text)) for h in index.search(full, k)]
         else:

@@ -127,3 +127,13 @@ def test_real_fixtures_end_to_end() -> None:
         res = s.search("myeloid-derived suppressor cells induce myelodysplasia", k=3)
         assert res.evidence[0].sentence.paper_id == "scifact:5836"
         assert s.search("pancreatic cancer imaging", k=5, paper="PMC2852030").evidence
+
+
+@pytest.mark.parametrize("method", ["dense", "hybrid"])
+def test_dense_and_hybrid_methods(lib: Library, method: str) -> None:
+    res = Searcher(lib).search("Does aspirin lower the risk of bowel cancer?", k=3, method=method)
+    assert res.method == method and res.evidence
+    assert "colorectal" in res.evidence[0].sentence.text.lower()
+    assert [e.rank for e in res.evidence] == list(range(1, len(res.evidence) + 1))
+    only = Searcher(lib).search("cough", k=5, method=method, section="results")
+    assert all(e.sentence.section_kind == "results" for e in only.evidence)

