@@ -139,8 +139,11 @@ class Embedder:
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         model = self._load()
-        rows = list(model.embed(list(texts), batch_size=batch_size))
-        mat = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
+        # Batches pad to their longest text: embedding in length order wastes far less compute.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        rows = list(model.embed([texts[i] for i in order], batch_size=batch_size))
+        mat = np.empty((len(texts), DIM), dtype=np.float32)
+        mat[order] = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return mat / norms
