@@ -181,6 +181,45 @@ def cmd_embed(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evtui.export import write_export
+
+    with _open_library(args, demo=False) as lib:
+        n = write_export(lib, Path(args.out), args.format)
+    if args.json:
+        _emit_json({"out": str(Path(args.out).expanduser()), "format": args.format, "sentences": n})
+    else:
+        err.print(f"wrote {n} sentence(s) to {args.out}")
+    return 0
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    """Add the top hits of a search to the selection basket (the headless twin of space in the app)."""
+    from evtui.export import Basket
+    from evtui.search import DEFAULT_METHOD, Searcher
+
+    with _open_library(args) as lib:
+        basket = Basket(lib)
+        if args.clear:
+            basket.clear()
+        added: list[str] = []
+        if args.query:
+            method = args.method or DEFAULT_METHOD
+            res = Searcher(lib).search(args.query, k=args.k, paper=args.paper, section=args.section, method=method)
+            for e in res.evidence:
+                if e.sentence.id not in basket.ids():
+                    basket.add(e, res.query, method)
+                    added.append(e.sentence.id)
+        ids = basket.ids()
+    if args.json:
+        _emit_json({"added": added, "selection": ids})
+    else:
+        err.print(f"added {len(added)}; the selection holds {len(ids)} sentence(s)")
+    return 0
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False) as lib:
         n = lib.remove(args.ids)
@@ -244,6 +283,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     em = add("embed", cmd_embed, "compute the dense embeddings that dense/hybrid search use (cached in DuckDB)")
     em.add_argument("--paper", help="only this paper")
+
+    ex = add("export", cmd_export, "write the selected sentences with citations (Markdown, JSON Lines or BibTeX)")
+    ex.add_argument("--out", required=True, help="file to write (only this path is written)")
+    ex.add_argument("--format", choices=("md", "jsonl", "bibtex"), default="md")
+
+    se = add("select", cmd_select, "add the top hits of a search to the selection (or --clear it)")
+    se.add_argument("query", nargs="?")
+    se.add_argument("--k", type=int, default=5)
+    se.add_argument("--paper")
+    se.add_argument("--section", choices=SECTION_KINDS)
+    se.add_argument("--method", default=None)
+    se.add_argument("--clear", action="store_true", help="empty the selection first")
 
     add("tui", cmd_tui, "open the terminal app (also what `evtui` alone does on a terminal)")
 

@@ -28,6 +28,7 @@ class Config:
     demo: bool = True  # load the bundled demo library into an empty data home on first use
     k: int = 20
     theme: str = "textual-dark"
+    export_path: str = "~/evtui-evidence.md"  # where the app's `e` writes the selection as Markdown
     keymap: dict[str, str] = field(default_factory=dict)
     source: str = "defaults"
 

@@ -61,9 +61,11 @@ def build_query(index: SentenceIndex, parsed: ParsedQuery) -> tuple[tantivy.Quer
                 notes.append(f"query syntax in {' '.join(words)!r} was not understood; searched leniently")
             term_queries.append(q)
             if n == 0 and len(words) > 1:
-                # The concept's words in any order ("colorectal adenoma and cancer"), below the exact phrase.
-                parts = [(tantivy.Occur.Must, index.phrase_query([w])[0]) for w in words]
-                term_queries.append(tantivy.Query.boost_query(tantivy.Query.boolean_query(parts), 0.7))
+                # The concept's words in any order ("colorectal adenoma and cancer"), below the exact phrase;
+                # a long concept may miss one word ("pancreatic cancer perfusion CT").
+                parts = [(tantivy.Occur.Should, index.phrase_query([w])[0]) for w in words]
+                need = len(words) if len(words) < 3 else len(words) - 1
+                term_queries.append(tantivy.Query.boost_query(tantivy.Query.boolean_query(parts, need), 0.7))
         if term_queries:
             aspect_queries.append((tantivy.Occur.Should, tantivy.Query.disjunction_max_query(term_queries, 0.1)))
     if not aspect_queries:

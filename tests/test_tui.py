@@ -33,11 +33,13 @@ def _library(papers_dir: Path) -> None:
         lib.ingest([papers_dir])
 
 
-def test_triplet_search_shows_three_highlighted_aspects(papers_dir: Path) -> None:
+def test_triplet_search_shows_three_highlighted_aspects(papers_dir: Path, tmp_path: Path) -> None:
     _library(papers_dir)
 
     async def flow() -> None:
-        app = EvtuiApp(load_config())
+        cfg = load_config()
+        cfg.export_path = str(tmp_path / "out.md")
+        app = EvtuiApp(cfg)
         async with app.run_test(size=(140, 40)) as pilot:
             await _wait_ready(app, pilot)
             await pilot.press("slash")
@@ -53,7 +55,14 @@ def test_triplet_search_shows_three_highlighted_aspects(papers_dir: Path) -> Non
             styled = {str(span.style) for span in cell.spans}
             assert len(styled) == 3  # one colour per aspect in the rendered sentence
             await pilot.press("space")
-            assert top.sentence.id in app.selected
+            assert top.sentence.id in app.selected_ids()
+            await pilot.press("j", "space")
+            assert len(app.selected_ids()) == 2
+            await pilot.press("e")
+            await pilot.pause(0.1)
+            text = Path(app.config.export_path).read_text(encoding="utf-8")
+            assert "(aspirin, reduce, colorectal cancer)" in text and text.count("\n> ") == 2
+            assert "**aspirin**" in text.lower() or "**Aspirin**" in text
 
     asyncio.run(flow())
 

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Input, LoadingIndicator, 
 
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError
+from evtui.export import Basket, write_export
 from evtui.library import IngestProgress, Library
 from evtui.models import SECTION_KINDS
 from evtui.render import aspect_chips, coverage_marker, highlight
@@ -86,6 +87,7 @@ class EvtuiApp(App[None]):
         Binding("k", "cursor_up", "Up", show=False),
         Binding("space", "toggle_select", "Select", show=True),
         Binding("r", "results_only", "Results only", show=True),
+        Binding("e", "export", "Export", show=True),
         Binding("question_mark", "help", "Help", show=True),
         Binding("q", "quit", "Quit", show=True),
     ]
@@ -96,7 +98,7 @@ class EvtuiApp(App[None]):
         self.library: Library | None = None
         self.searcher: Searcher | None = None
         self.result: SearchResult | None = None
-        self.selected: dict[str, str] = {}  # sentence id -> text: the export basket
+        self.basket: Basket | None = None  # the persisted selection (evtui.export)
         self.filters = Filters()
         self._db_lock = threading.Lock()  # one DuckDB connection: searches and context reads take turns
 
@@ -151,6 +153,8 @@ class EvtuiApp(App[None]):
     def on_library_ready(self, msg: LibraryReady) -> None:
         self.library = msg.library
         self.searcher = Searcher(msg.library)
+        with self._db_lock:
+            self.basket = Basket(msg.library)
         self.query_one("#loading-box").display = False
         self.query_one("#main").display = True
         self.query_one("#status", Static).update(msg.note)
@@ -215,8 +219,9 @@ class EvtuiApp(App[None]):
         table = self.query_one("#results", DataTable)
         table.clear()
         best = max((e.score for e in msg.result.evidence), default=1.0)
+        selected = set(self.selected_ids())
         for e in msg.result.evidence:
-            mark = "✓ " if e.sentence.id in self.selected else ""
+            mark = "✓ " if e.sentence.id in selected else ""
             table.add_row(
                 Text(f"{mark}{e.rank}"), _score_bar(e.score, best), coverage_marker(e.highlights, aspects),
                 highlight(e.sentence.text, e.highlights, aspects),
@@ -285,17 +290,36 @@ class EvtuiApp(App[None]):
         sel = self.query_one("#section", Select)
         sel.value = Select.BLANK if sel.value == "results" else "results"
 
+    def selected_ids(self) -> list[str]:
+        if self.basket is None:
+            return []
+        with self._db_lock:
+            return self.basket.ids()
+
     def action_toggle_select(self) -> None:
         table = self.query_one("#results", DataTable)
-        if self.result is None or not self.result.evidence or self.focused is not table:
+        if self.result is None or not self.result.evidence or self.focused is not table or self.basket is None:
             return
         e = self.result.evidence[table.cursor_row]
-        if e.sentence.id in self.selected:
-            del self.selected[e.sentence.id]
-        else:
-            self.selected[e.sentence.id] = e.sentence.text
-        table.update_cell_at((table.cursor_row, 0), Text(("✓ " if e.sentence.id in self.selected else "") + str(e.rank)))
-        self.notify(f"{len(self.selected)} sentence(s) selected", timeout=2)
+        with self._db_lock:
+            now = self.basket.toggle(e, self.result.query, self.result.method)
+            n = len(self.basket.ids())
+        table.update_cell_at((table.cursor_row, 0), Text(("✓ " if now else "") + str(e.rank)))
+        self.notify(f"{n} sentence(s) selected", timeout=2)
+
+    def action_export(self) -> None:
+        if self.library is None:
+            return
+        from pathlib import Path
+
+        out = Path(self.config.export_path).expanduser()
+        try:
+            with self._db_lock:
+                n = write_export(self.library, out, "md")
+        except EvtuiError as exc:
+            self.notify(str(exc), title="Export", severity="warning")
+            return
+        self.notify(f"wrote {n} sentence(s) to {out}", title="Export")
 
     def action_help(self) -> None:
         lines = [f"{b.key:>14}  {b.description}" for b in self.BINDINGS if isinstance(b, Binding)]
