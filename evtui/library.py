@@ -246,12 +246,12 @@ class Library:
                 raise
         self.index.commit()
         self.store.mark_ready(ids)
-        for p in papers:
-            if p.id in known:
+        for stored in papers:
+            if stored.id in known:
                 report.replaced += 1
             else:
                 report.added += 1
-            known[p.id] = p.content_hash
+            known[stored.id] = stored.content_hash
         report.sentences += len(sentences)
 
     def remove(self, paper_ids: Sequence[str]) -> int:

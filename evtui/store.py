@@ -67,6 +67,12 @@ _PAPER_SCHEMA = pa.schema([
 ])
 
 
+def _paper(row: Sequence[object]) -> Paper:
+    values = dict(zip(_PAPER_COLUMNS, row, strict=True))
+    values["authors"] = list(values["authors"] or [])  # type: ignore[call-overload]
+    return Paper(**values)  # type: ignore[arg-type]
+
+
 def _lock_message(exc: Exception, path: Path) -> str:
     m = re.search(r"PID (\d+)", str(exc))
     who = f"process {m.group(1)}" if m else "another process"
@@ -179,13 +185,13 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [Paper(*r[:2], list(r[2] or []), *r[3:]) for r in self.con.execute(sql, params).fetchall()]
+        return [_paper(r) for r in self.con.execute(sql, params).fetchall()]
 
     def paper(self, paper_id: str) -> Paper | None:
         r = self.con.execute(
             "SELECT id, title, authors, year, journal, doi, pmid, pmcid, licence, source_path, source_format,"
             " content_hash, n_sentences FROM papers WHERE id = ?", [paper_id]).fetchone()
-        return Paper(*r[:2], list(r[2] or []), *r[3:]) if r else None
+        return _paper(r) if r else None
 
     def titles_years(self, ids: Iterable[str]) -> tuple[dict[str, str], dict[str, int | None]]:
         rows = self.con.execute(

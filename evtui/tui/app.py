@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, LoadingIndicator, Select, Static
 
@@ -304,7 +305,7 @@ class EvtuiApp(App[None]):
         with self._db_lock:
             now = self.basket.toggle(e, self.result.query, self.result.method)
             n = len(self.basket.ids())
-        table.update_cell_at((table.cursor_row, 0), Text(("✓ " if now else "") + str(e.rank)))
+        table.update_cell_at(Coordinate(table.cursor_row, 0), Text(("✓ " if now else "") + str(e.rank)))
         self.notify(f"{n} sentence(s) selected", timeout=2)
 
     def action_export(self) -> None:
