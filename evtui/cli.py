@@ -220,6 +220,61 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evtui.bench import TASKS, run_evidencebench, save_run
+
+    tasks = list(TASKS) if args.task == "all" else [args.task]
+    results = []
+    with _open_library(args, demo=False) as lib:
+        home = lib.config.home
+        for task in tasks:
+            with _progress(f"{task} · {args.method}", not args.json) as cb:
+                res = run_evidencebench(
+                    Path(args.data), task, args.method, seed=args.seed, home=home,
+                    on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None)
+            res["run_id"] = save_run(lib, res, {"data": str(args.data), "seed": args.seed})
+            results.append(res)
+    if args.json:
+        _emit_json(results if args.task == "all" else results[0])
+        return 0
+    table = Table(title="EvidenceBench Aspect Recall")
+    for col in ("task", "method", "items", "skipped", "aspect recall", "seconds"):
+        table.add_column(col, justify="left" if col in ("task", "method") else "right")
+    for r in results:
+        table.add_row(r["task"], r["method"], str(r["n_items"]), str(r["n_skipped"]), f"{r['aspect_recall']:.1f}",
+                      f"{r['seconds']:.1f}")
+    Console().print(table)
+    return 0
+
+
+class _Files:
+    """Adapts (done, total) progress to the ingest progress bar's fields."""
+
+    def __init__(self, done: int, total: int) -> None:
+        self.files_done, self.files_total, self.papers_seen, self.current = done, total, done, "items"
+
+
+def cmd_bench_runs(args: argparse.Namespace) -> int:
+    from evtui.bench import list_runs
+
+    with _open_library(args, demo=False) as lib:
+        runs = list_runs(lib)
+    if args.json:
+        _emit_json(runs)
+        return 0
+    table = Table(title="benchmark runs")
+    for col in ("id", "when", "dataset", "task", "method", "metrics", "items", "s"):
+        table.add_column(col)
+    for r in runs:
+        metrics = ", ".join(f"{k} {v}" for k, v in r["metrics"].items())
+        table.add_row(r["id"], r["created_at"], r["dataset"], r["task"], r["method"], metrics, str(r["n_items"]),
+                      f"{r['seconds']:.1f}")
+    Console().print(table)
+    return 0
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False) as lib:
         n = lib.remove(args.ids)
@@ -295,6 +350,22 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--section", choices=SECTION_KINDS)
     se.add_argument("--method", default=None)
     se.add_argument("--clear", action="store_true", help="empty the selection first")
+
+    bench = sub.add_parser("bench", help="run benchmarks through the same ranking pipeline",
+                           description="run benchmarks through the same ranking pipeline")
+    bsub = bench.add_subparsers(dest="bench_verb", metavar="BENCHMARK", required=True)
+    eb = bsub.add_parser("evidencebench", help="EvidenceBench Aspect Recall (Wang et al., COLM 2025)")
+    eb.set_defaults(fn=cmd_bench_evidencebench)
+    eb.add_argument("--data", required=True, help="EvidenceBench JSON (e.g. evidencebench_dev_set.json)")
+    eb.add_argument("--task", required=True, choices=("er-optimal", "er-10", "results-er-optimal", "results-er-5", "all"))
+    eb.add_argument("--method", required=True, help="random, bm25, bm25-coverage, dense or hybrid")
+    eb.add_argument("--seed", type=int, default=0, help="seed for the random method")
+    eb.add_argument("--json", action="store_true")
+    eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    br = bsub.add_parser("runs", help="list stored benchmark runs")
+    br.set_defaults(fn=cmd_bench_runs)
+    br.add_argument("--json", action="store_true")
+    br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     add("tui", cmd_tui, "open the terminal app (also what `evtui` alone does on a terminal)")
 

@@ -1,0 +1,140 @@
+"""EvidenceBench's four evidence-retrieval tasks, run through the same Searcher as `evtui search`.
+
+Per item, the system sees only (hypothesis, paper id, K) — a `Task` — and returns at most K sentence indices
+from that item's own paper; labels are read afterwards, by the scorer alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evtui.bench.metrics import aspect_recall
+from evtui.config import Config, load_config
+from evtui.errors import EvtuiError
+from evtui.library import Library
+
+TASKS: tuple[str, ...] = ("er-optimal", "er-10", "results-er-optimal", "results-er-5")
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Task:
+    """All a ranker may see of a benchmark item."""
+
+    item_id: str
+    hypothesis: str
+    paper_id: str
+    k: int
+
+
+def load_items(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvtuiError(f"cannot read EvidenceBench data {path}: {exc}") from exc
+    if not isinstance(data, dict) or not all(
+            isinstance(v, dict) and "paper_as_candidate_pool" in v for v in data.values()):
+        raise EvtuiError(f"{path} is not an EvidenceBench JSON file (items with paper_as_candidate_pool)")
+    return data
+
+
+def task_k(item: dict[str, Any], task: str) -> int | None:
+    """K for this item and task; None when the item has no results labels (results tasks skip it)."""
+    if task == "er-optimal":
+        return int(item["evidence_retrieval_at_optimal_evaluation"]["optimal"])
+    if task == "er-10":
+        return 10
+    if item.get("results_aspect_list_ids") is None or item.get("results_evidence_retrieval_at_optimal_evaluation") is None:
+        return None
+    if task == "results-er-optimal":
+        return int(item["results_evidence_retrieval_at_optimal_evaluation"]["optimal"])
+    if task == "results-er-5":
+        return 5
+    raise EvtuiError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)}, all")
+
+
+def score_item(item: dict[str, Any], task: str, picked: list[int]) -> float | None:
+    sentence_aspects = {int(i): a for i, a in item["sentence_index2aspects"].items()}
+    wanted = item["results_aspect_list_ids"] if task.startswith("results") else item["aspect_list_ids"]
+    return aspect_recall(picked, sentence_aspects, wanted)
+
+
+def bench_library(data: Path, home: Path) -> Library:
+    """A library of the benchmark's papers only, kept apart from the user's (ingest is idempotent)."""
+    digest = hashlib.sha1(data.read_bytes(), usedforsecurity=False).hexdigest()[:10]
+    lib = Library(Config(home=home / "bench" / f"evidencebench-{digest}", demo=False))
+    report = lib.ingest([data])
+    if report.errors:
+        lib.close()
+        raise EvtuiError(f"cannot load {data}: {report.errors[0].reason}")
+    return lib
+
+
+def make_ranker(library: Library, method: str, seed: int) -> Callable[[Task], list[int]]:
+    if method == "random":
+        def rank_random(task: Task) -> list[int]:
+            rng = random.Random(f"{seed}:{task.item_id}")  # per item, so items are independent of order
+            pool = [s.position for s in library.store.sentences(task.paper_id) if not s.is_heading]
+            return rng.sample(pool, min(task.k, len(pool)))
+        return rank_random
+
+    from evtui.search import Searcher
+
+    searcher = Searcher(library)
+
+    def rank(task: Task) -> list[int]:
+        res = searcher.search(task.hypothesis, k=task.k, paper=task.paper_id, mode="hypothesis", method=method)
+        return [e.sentence.position for e in res.evidence][: task.k]
+
+    return rank
+
+
+def run_evidencebench(
+    data: Path,
+    task: str,
+    method: str,
+    *,
+    seed: int = 0,
+    on_progress: ProgressFn | None = None,
+    home: Path | None = None,
+) -> dict[str, Any]:
+    if task not in TASKS:
+        raise EvtuiError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)}, all")
+    items = load_items(data)
+    t0 = time.perf_counter()
+    library = bench_library(data, home or load_config().home)
+    try:
+        ranker = make_ranker(library, method, seed)
+        per_item: dict[str, float] = {}
+        skipped = 0
+        for n, (item_id, item) in enumerate(items.items(), 1):
+            k = task_k(item, task)
+            if k is None:
+                skipped += 1
+            else:
+                visible = Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k)
+                picked = ranker(visible)
+                if len(picked) > k:
+                    raise EvtuiError(f"{method} returned {len(picked)} sentences for K={k} on {item_id}")
+                score = score_item(item, task, picked)
+                if score is None:
+                    skipped += 1
+                else:
+                    per_item[item_id] = round(100 * score, 4)
+            if on_progress:
+                on_progress(n, len(items))
+    finally:
+        library.close()
+    mean = sum(per_item.values()) / len(per_item) if per_item else 0.0
+    return {
+        "dataset": f"evidencebench:{data.name}", "task": task, "method": method, "n_items": len(per_item),
+        "n_skipped": skipped, "aspect_recall": round(mean, 2), "per_item": per_item,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
