@@ -20,9 +20,13 @@ from evtui.query import Matcher, compile_matcher, parse_query, search_terms
 
 if TYPE_CHECKING:
     from evtui.dense import DenseRetriever
+    from evtui.rank.pipeline import BestRanker
 
-METHODS: tuple[str, ...] = ("bm25-coverage", "bm25", "dense", "hybrid")
-DEFAULT_METHOD = "bm25-coverage"
+METHODS: tuple[str, ...] = ("best", "bm25-coverage", "bm25", "dense", "hybrid", "random")
+# best = learned reranker over BM25, dense, aspect-coverage, structure and results features, then
+# coverage-aware selection (evtui/rank); the others are its baselines and ingredients.
+DEFAULT_METHOD = "best"
+RANDOM_POOL = 1000  # `random` samples from this many BM25 matches when no paper is given
 # bm25-coverage re-ranks this many BM25 candidates (at least) by how many aspects each covers.
 COVERAGE_POOL = 200
 # hybrid fuses this many candidates from each of BM25 and dense retrieval (reciprocal-rank fusion).
@@ -77,6 +81,7 @@ class Searcher:
     def __init__(self, library: Library) -> None:
         self.library = library
         self._dense_retriever: DenseRetriever | None = None
+        self._best: BestRanker | None = None
 
     def _dense(self, parsed: ParsedQuery, method: str, bm25_query: tantivy.Query, matcher: Matcher,
                notes: list[str], *, k: int, **filters: object) -> SearchResult:
@@ -97,6 +102,42 @@ class Searcher:
         evidence = to_evidence(self.library, hits[:k], matcher.spans)
         return SearchResult(query=parsed, method=method, evidence=evidence, notes=list(parsed.notes) + notes)
 
+    def _best_search(self, parsed: ParsedQuery, full: tantivy.Query, matcher: Matcher, notes: list[str], *, k: int,
+                     paper: str | None, section: str | None, year_from: int | None, year_to: int | None,
+                     results: bool) -> SearchResult:
+        from evtui.rank.pipeline import BestRanker
+
+        if self._best is None:
+            self._best = BestRanker(self.library)
+        pool = self._best.pool(parsed, full, matcher, paper=paper, section=section, year_from=year_from,
+                               year_to=year_to)
+        ranked = self._best.rank(parsed, pool, k, results=results)
+        evidence = []
+        for n, (i, score) in enumerate(ranked, 1):
+            c = pool.candidates[i]
+            evidence.append(Evidence(rank=n, sentence=c.sentence, title=pool.titles.get(c.sentence.paper_id, ""),
+                                     score=score, highlights=c.spans))
+        return SearchResult(query=parsed, method="best", evidence=evidence,
+                            notes=list(parsed.notes) + notes + pool.notes)
+
+    def _random(self, parsed: ParsedQuery, full: tantivy.Query, matcher: Matcher, notes: list[str], *, k: int,
+                paper: str | None, section: str | None, seed: int) -> SearchResult:
+        """Seeded random sentences: of the paper when one is given (a benchmark floor), else of the matches."""
+        import random
+
+        if paper is not None:
+            pool = [s for s in self.library.store.sentences(paper)
+                    if not s.is_heading and (section is None or s.section_kind == section)]
+            title = (p.title if (p := self.library.store.paper(paper)) else "")
+            items = [(s, title) for s in pool]
+        else:
+            items = [(h.sentence, h.title) for h in self.library.index.search(full, RANDOM_POOL)]
+        rng = random.Random(f"{seed}:{parsed.text}")
+        picked = rng.sample(items, min(k, len(items)))
+        evidence = [Evidence(rank=n, sentence=s, title=t, score=0.0, highlights=matcher.spans(s.text))
+                    for n, (s, t) in enumerate(picked, 1)]
+        return SearchResult(query=parsed, method="random", evidence=evidence, notes=list(parsed.notes) + notes)
+
     def parse(self, text: str, mode: str | None = None) -> ParsedQuery:
         return parse_query(text, mode, abbreviations=self.library.abbreviations())
 
@@ -111,7 +152,11 @@ class Searcher:
         year_to: int | None = None,
         mode: str | None = None,
         method: str = DEFAULT_METHOD,
+        results: bool = False,
+        seed: int = 0,
     ) -> SearchResult:
+        """Ranked evidence for `query`. `results=True` asks `best` for results evidence (numbers, effects,
+        comparisons) rather than any evidence; `seed` makes `random` reproducible."""
         if method not in METHODS:
             raise QueryError(f"unknown method {method!r}; choose one of: {', '.join(METHODS)}")
         if section is not None and section not in SECTION_KINDS:
@@ -124,6 +169,11 @@ class Searcher:
         filters = index.filter_query(paper=paper, section=section, year_from=year_from, year_to=year_to)
         full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters])
         matcher = compile_matcher(parsed.aspects)
+        if method == "best":
+            return self._best_search(parsed, full, matcher, notes, k=k, paper=paper, section=section,
+                                     year_from=year_from, year_to=year_to, results=results)
+        if method == "random":
+            return self._random(parsed, full, matcher, notes, k=k, paper=paper, section=section, seed=seed)
         if method in ("dense", "hybrid"):
             return self._dense(parsed, method, full, matcher, notes, k=k, paper=paper, section=section,
                                year_from=year_from, year_to=year_to)

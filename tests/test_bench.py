@@ -90,7 +90,8 @@ def test_ranker_never_sees_labels(tmp_path: Path) -> None:
     finally:
         eb.make_ranker = real  # type: ignore[assignment]
     assert seen and all(isinstance(t, eb.Task) for t in seen)
-    assert set(eb.Task.__dataclass_fields__) == {"item_id", "hypothesis", "paper_id", "k"}
+    # `results` says which task is asked (results evidence or any), not what the answer is
+    assert set(eb.Task.__dataclass_fields__) == {"item_id", "hypothesis", "paper_id", "k", "results"}
 
 
 def test_random_is_seeded(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ class Task:
     hypothesis: str
     paper_id: str
     k: int
+    results: bool = False  # a results task asks for results evidence (part of the task, not a label)
 
 
 def load_items(path: Path) -> dict[str, dict[str, Any]]:
@@ -77,7 +78,12 @@ def bench_library(data: Path, home: Path) -> Library:
     return lib
 
 
-def make_ranker(library: Library, method: str, seed: int) -> Callable[[Task], list[int]]:
+def make_ranker(library: Library, method: str, seed: int,
+                judge_opts: dict[str, Any] | None = None) -> Callable[[Task], list[int]]:
+    if method in ("llm-rerank", "llm-sbs", "evidential"):  # judge strategies (evtui.judge.strategies)
+        from evtui.judge.strategies import make_judge_ranker
+
+        return make_judge_ranker(library, method, **(judge_opts or {}))
     if method == "random":
         def rank_random(task: Task) -> list[int]:
             rng = random.Random(f"{seed}:{task.item_id}")  # per item, so items are independent of order
@@ -90,7 +96,8 @@ def make_ranker(library: Library, method: str, seed: int) -> Callable[[Task], li
     searcher = Searcher(library)
 
     def rank(task: Task) -> list[int]:
-        res = searcher.search(task.hypothesis, k=task.k, paper=task.paper_id, mode="hypothesis", method=method)
+        res = searcher.search(task.hypothesis, k=task.k, paper=task.paper_id, mode="hypothesis", method=method,
+                              results=task.results)
         return [e.sentence.position for e in res.evidence][: task.k]
 
     return rank
@@ -104,6 +111,7 @@ def run_evidencebench(
     seed: int = 0,
     on_progress: ProgressFn | None = None,
     home: Path | None = None,
+    judge_opts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     if task not in TASKS:
         raise EvtuiError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)}, all")
@@ -111,7 +119,7 @@ def run_evidencebench(
     t0 = time.perf_counter()
     library = bench_library(data, home or load_config().home)
     try:
-        ranker = make_ranker(library, method, seed)
+        ranker = make_ranker(library, method, seed, **({"judge_opts": judge_opts} if judge_opts else {}))
         per_item: dict[str, float] = {}
         skipped = 0
         for n, (item_id, item) in enumerate(items.items(), 1):
@@ -119,7 +127,8 @@ def run_evidencebench(
             if k is None:
                 skipped += 1
             else:
-                visible = Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k)
+                visible = Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
+                               results=task.startswith("results"))
                 picked = ranker(visible)
                 if len(picked) > k:
                     raise EvtuiError(f"{method} returned {len(picked)} sentences for K={k} on {item_id}")

@@ -13,7 +13,7 @@ from pathlib import Path
 from lxml import etree
 
 from evtui.errors import IngestError
-from evtui.ingest.sections import section_kind
+from evtui.ingest.sections import flat_section_kind, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -340,7 +340,7 @@ def load_evidencebench(path: Path) -> Result:
         for text, typ in zip(pool, types, strict=False):
             text = str(text)
             if typ == "section_name":
-                sec_title, kind = _ws(text), section_kind(text)
+                sec_title, kind = _ws(text), flat_section_kind(text, kind)
                 sents.append(ParsedSentence(text, sec_title, kind, True))
             elif typ == "abstract":
                 sents.append(ParsedSentence(text, "Abstract", "abstract"))
@@ -381,8 +381,7 @@ def load_cord(path: Path) -> Result:
         sec = _ws(str(para.get("section") or ""))
         if sec != current:
             current = sec
-            own = section_kind(sec)
-            kind = own if own != "other" or not sec else "other"
+            kind = flat_section_kind(sec, kind) if sec else "other"
             if sec:
                 sents.append(ParsedSentence(sec, sec, kind, True))
         sents.extend(ParsedSentence(s, sec, kind) for s in split_sentences(str(para.get("text", ""))))
@@ -433,7 +432,7 @@ def load_text(path: Path) -> Result:
                 title = heading
                 sents.append(ParsedSentence(heading, "Title", "title"))
                 continue
-            sec_title, kind = heading, section_kind(heading)
+            sec_title, kind = heading, flat_section_kind(heading, kind)
             sents.append(ParsedSentence(heading, heading, kind, True))
             continue
         if not stripped:

@@ -18,6 +18,25 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
 _NUMBERING = re.compile(r"^\s*(?:[0-9]+(?:\.[0-9]+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
 
 
+# Back matter that must not inherit the kind of the section before it.
+_BACK_MATTER = re.compile(
+    r"^(acknowledge?ments?|references?|literature cited|bibliography|funding|conflicts? of interest|"
+    r"competing interests?|abbreviations|author contributions?|supplementary|appendix|footnotes?)\b")
+_BODY_KINDS = ("introduction", "methods", "results", "discussion")
+
+
+def flat_section_kind(title: str, previous: str) -> str:
+    """Kind of a heading in a flat list of headings (no nesting): an unrecognised heading after a body section
+    is almost always one of its subsections ("Clinical patterns of injury" under Results), so it inherits."""
+    own = section_kind(title)
+    if own != "other":
+        return own
+    t = _NUMBERING.sub("", title or "").strip().lower()
+    if previous in _BODY_KINDS and not _BACK_MATTER.search(t):
+        return previous
+    return "other"
+
+
 def section_kind(title: str) -> str:
     t = _NUMBERING.sub("", title or "").strip().lower().rstrip(":.")
     if not t:

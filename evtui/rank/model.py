@@ -1,0 +1,78 @@
+"""The shipped reranker: LightGBM boosters over FEATURES, plus the judge's calibration and selection settings.
+
+Files live in evtui/resources/ranker/ (model.json + one booster text file per head), written by
+scripts/train_ranker.py from the public data only. `model.json` records the feature list, so a model trained
+on other features refuses to load rather than scoring garbage.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evtui.errors import EvtuiError
+from evtui.rank.features import FEATURES, JUDGE_FEATURES
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "ranker"
+HEADS = ("evidence", "results", "judge")
+
+
+@dataclass
+class RankerModel:
+    version: str
+    boosters: dict[str, Any]
+    selection: dict[str, dict[str, float]] = field(default_factory=dict)
+    calibration: dict[str, list[float]] = field(default_factory=dict)
+    levels: list[float] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, folder: Path = MODEL_DIR) -> RankerModel:
+        import lightgbm as lgb
+
+        meta_path = folder / "model.json"
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise EvtuiError(f"the ranking model is missing or unreadable ({meta_path}): {exc}") from exc
+        if tuple(meta.get("features", ())) != FEATURES or tuple(meta.get("judge_features", ())) != JUDGE_FEATURES:
+            raise EvtuiError(f"the ranking model in {folder} was trained on other features; retrain it with "
+                             "scripts/train_ranker.py")
+        boosters = {h: lgb.Booster(model_file=str(folder / f"{h}.txt")) for h in meta.get("heads", HEADS)
+                    if (folder / f"{h}.txt").exists()}
+        return cls(version=str(meta.get("version", "?")), boosters=boosters, selection=meta.get("selection", {}),
+                   calibration=meta.get("calibration", {}), levels=meta.get("levels", []), meta=meta)
+
+    def score(self, x: np.ndarray, head: str = "evidence") -> np.ndarray:
+        if len(x) == 0:
+            return np.zeros(0)
+        booster = self.boosters.get(head) or self.boosters["evidence"]
+        return np.asarray(booster.predict(x, num_threads=1), dtype=np.float64)
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """P(sentence is evidence for the query), isotonic-calibrated on cross-validated predictions."""
+        if len(x) == 0:
+            return np.zeros(0)
+        cols = [FEATURES.index(f) for f in JUDGE_FEATURES]
+        raw = np.asarray(self.boosters["judge"].predict(x[:, cols], raw_score=True, num_threads=1), dtype=np.float64)
+        cal = self.calibration
+        if not cal.get("x"):
+            return 1 / (1 + np.exp(-raw))
+        return np.interp(raw, cal["x"], cal["y"])
+
+
+_lock = threading.Lock()
+_cached: RankerModel | None = None
+
+
+def default_model() -> RankerModel:
+    global _cached
+    with _lock:
+        if _cached is None:
+            _cached = RankerModel.load()
+        return _cached

@@ -1,0 +1,243 @@
+"""The `best` pipeline: candidates -> features -> learned relevance -> coverage-aware selection.
+
+Within one paper (the EvidenceBench setting, and `--paper` searches) every sentence of the paper is a candidate,
+so an abstract sentence that shares no word with the query can still win on structure and meaning. Across the
+library the candidates are the BM25 pool plus, when the library is fully embedded, the dense pool.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import tantivy
+
+from evtui.library import Library
+from evtui.models import ParsedQuery, Sentence
+from evtui.query import PART_RE, Matcher, stem
+from evtui.rank.features import Candidate, featurize
+from evtui.rank.model import RankerModel, default_model
+from evtui.rank.select import normalise, select
+
+if TYPE_CHECKING:
+    from evtui.embed import Embedder
+
+CROSS_POOL = 200  # BM25 candidates across the library
+DENSE_POOL = 100  # dense candidates across the library (only when every sentence is embedded)
+EMBED_LIMIT = 1500  # a paper-scoped search embeds at most this many missing sentences itself
+
+
+@dataclass
+class Pool:
+    candidates: list[Candidate]
+    titles: dict[str, str]
+    vectors: np.ndarray | None  # one row per candidate; zero rows where no embedding is cached
+    x: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+
+def dense_text(parsed: ParsedQuery) -> str:
+    """A triplet embeds as its parts in order; a claim or hypothesis as written."""
+    return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
+
+
+def _load_vectors(library: Library, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    from evtui.embed import DIM, MODEL_ID, ensure_table
+
+    if not ids:
+        return {}
+    con = library.store.con
+    ensure_table(con)
+    res = con.execute(
+        "SELECT s.id, e.vec FROM sentences s JOIN embeddings e ON e.sentence_id = s.id AND e.model = ?"
+        " AND e.text_hash = md5(s.text) WHERE s.id IN (SELECT unnest(?))", [MODEL_ID, list(ids)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
+    if tbl.num_rows == 0:
+        return {}
+    flat = tbl.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    mat = np.asarray(flat, dtype=np.float32).reshape(tbl.num_rows, DIM)
+    return dict(zip(tbl.column("id").to_pylist(), mat, strict=True))
+
+
+def _section_runs(sentences: Sequence[Sentence]) -> dict[str, tuple[int, int]]:
+    """sentence id -> (index within its run of same-section sentences, run length); headings start runs."""
+    out: dict[str, tuple[int, int]] = {}
+    run: list[Sentence] = []
+
+    def flush() -> None:
+        for i, s in enumerate(run):
+            out[s.id] = (i, len(run))
+        run.clear()
+
+    for s in sentences:
+        if s.is_heading or (run and (s.section_kind, s.section_title) != (run[-1].section_kind, run[-1].section_title)):
+            flush()
+        if not s.is_heading:
+            run.append(s)
+    flush()
+    return out
+
+
+class BestRanker:
+    """Holds the model and embedder across searches (both are slow to load)."""
+
+    def __init__(self, library: Library, model: RankerModel | None = None,
+                 embedder: Embedder | None = None, *, embed: bool = True) -> None:
+        self.library = library
+        self.embed = embed  # False: use cached embeddings only (the judge must not stall on embedding)
+        self._model = model
+        self._embedder = embedder
+        self._qvec: dict[str, np.ndarray] = {}
+
+    @property
+    def model(self) -> RankerModel:
+        if self._model is None:
+            self._model = default_model()
+        return self._model
+
+    def _embedder_or_none(self) -> Embedder | None:
+        from evtui.embed import get_embedder, model_available
+
+        if self._embedder is None and model_available():
+            self._embedder = get_embedder(self.library.config.cache_dir)
+        return self._embedder
+
+    def _query_vector(self, text: str) -> np.ndarray | None:
+        v = self._qvec.get(text)
+        if v is None:
+            emb = self._embedder_or_none()
+            if emb is None:
+                return None
+            if len(self._qvec) > 256:
+                self._qvec.clear()
+            v = self._qvec[text] = emb.embed_one(text)
+        return v
+
+    # -- candidates ------------------------------------------------------------------------------
+    def pool(self, parsed: ParsedQuery, query: tantivy.Query, matcher: Matcher, *, paper: str | None,
+             section: str | None, year_from: int | None, year_to: int | None) -> Pool:
+        lib = self.library
+        notes: list[str] = []
+        if paper is not None:
+            sents_all = lib.store.sentences(paper)
+            year = lib.store.paper(paper).year if sents_all and lib.store.paper(paper) else None
+            in_years = (year_from is None or (year is not None and year >= year_from)) and (
+                year_to is None or (year is not None and year <= year_to))
+            sents = [s for s in sents_all if not s.is_heading and (section is None or s.section_kind == section)]
+            if not in_years:
+                sents = []
+            bm25 = {h.sentence.id: h.score for h in lib.index.search(query, max(1, len(sents_all)))}
+            p = lib.store.paper(paper)
+            titles = {paper: p.title if p else ""}
+            sizes = {paper: len(sents_all)}
+            missing = self._missing(sents)
+            if missing and self.embed and len(missing) <= EMBED_LIMIT and self._embedder_or_none() is not None:
+                from evtui.embed import ensure_embeddings
+
+                ensure_embeddings(lib, missing, embedder=self._embedder)
+            elif missing:
+                notes.append(f"{len(missing)} sentences of {paper} have no embedding; run `evtui embed`")
+            context = sents_all
+        else:
+            hits = lib.index.search(query, CROSS_POOL)
+            sents = [h.sentence for h in hits]
+            bm25 = {h.sentence.id: h.score for h in hits}
+            titles = {h.sentence.paper_id: h.title for h in hits}
+            sents, titles = self._add_dense(parsed, sents, titles, section=section, year_from=year_from,
+                                            year_to=year_to)
+            ids = list({s.paper_id for s in sents})
+            rows = lib.store.con.execute("SELECT id, n_sentences FROM papers WHERE id IN (SELECT unnest(?))",
+                                         [ids]).fetchall()
+            sizes = {r[0]: int(r[1] or 0) for r in rows}
+            context = sents
+        vecs = _load_vectors(lib, [s.id for s in sents])
+        qv = self._query_vector(dense_text(parsed)) if vecs else None
+        dense = {sid: float(v @ qv) for sid, v in vecs.items()} if qv is not None else {}
+        runs = _section_runs(context) if paper is not None else {}
+        cands = [Candidate(s, matcher.spans(s.text), bm25.get(s.id, 0.0), dense.get(s.id, float("nan")),
+                           *runs.get(s.id, (-1, 0)))
+                 for s in sents]
+        neighbours = {(s.paper_id, s.position): (bm25.get(s.id, 0.0), dense.get(s.id, float("nan")))
+                      for s in context}
+        df: Counter[str] = Counter()
+        for s in context:
+            df.update({stem(w) for w in PART_RE.findall(s.text)})
+        df["\x00n"] = len(context)  # the pool size, so IDF has a denominator even for unseen stems
+        vectors = None
+        aspect_sims = None
+        if vecs:
+            vectors = np.zeros((len(cands), len(next(iter(vecs.values())))), dtype=np.float32)
+            for i, c in enumerate(cands):
+                v = vecs.get(c.sentence.id)
+                if v is not None:
+                    vectors[i] = v
+            av = self._aspect_vectors(parsed)
+            if av is not None and len(vecs) == len(cands):
+                aspect_sims = vectors @ av.T
+        x = featurize(parsed, cands, paper_sizes=sizes, neighbours=neighbours, doc_freq=df, aspect_sims=aspect_sims)
+        return Pool(cands, titles, vectors, x, notes)
+
+    def _aspect_vectors(self, parsed: ParsedQuery) -> np.ndarray | None:
+        """One embedding per concept aspect (a triplet's head and tail, a hypothesis's key concepts)."""
+        labels = [a.label for a in parsed.aspects if a.role != "relation"]
+        if len(labels) < 2:
+            return None
+        rows = [self._query_vector(label) for label in labels]
+        if any(r is None for r in rows):
+            return None
+        return np.vstack(rows)  # type: ignore[arg-type]
+
+    def _missing(self, sents: Sequence[Sentence]) -> list[str]:
+        from evtui.embed import missing_sentences
+
+        if not sents:
+            return []
+        return [sid for sid, _t, _h in missing_sentences(self.library, [s.id for s in sents])]
+
+    def _add_dense(self, parsed: ParsedQuery, sents: list[Sentence], titles: dict[str, str], *,
+                   section: str | None, year_from: int | None, year_to: int | None,
+                   ) -> tuple[list[Sentence], dict[str, str]]:
+        """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
+        from evtui.embed import coverage
+
+        done, total = coverage(self.library)
+        if total == 0 or done < total or self._embedder_or_none() is None:
+            return sents, titles
+        from evtui.dense import DenseRetriever, titled_sentences
+
+        retriever = DenseRetriever(self.library, embedder=self._embedder, auto_embed_limit=0)
+        hits = retriever.search(dense_text(parsed), k=DENSE_POOL, section=section, year_from=year_from,
+                                year_to=year_to)
+        have = {s.id for s in sents}
+        extra = titled_sentences(self.library, [sid for sid, _ in hits if sid not in have])
+        for sid, _ in hits:
+            if sid in extra:
+                s, title = extra[sid]
+                sents.append(s)
+                titles.setdefault(s.paper_id, title)
+        return sents, titles
+
+    # -- ranking ---------------------------------------------------------------------------------
+    def rank(self, parsed: ParsedQuery, pool: Pool, k: int, *, results: bool = False) -> list[tuple[int, float]]:
+        """(candidate index, model score) of the K chosen sentences, in order."""
+        head = "results" if results else "evidence"
+        scores = self.model.score(pool.x, head)
+        params = self.model.selection.get(head, {})
+        weights = {a.id: (0.5 if a.role == "relation" else 1.0) for a in parsed.aspects}
+        # The abstract is a paper's own summary of its evidence; how much to favour it is learned
+        # (scripts/train_ranker.py picks it by cross-validation), not assumed.
+        bonus = float(params.get("abstract_bonus", 0.0))
+        is_abstract = np.array([c.sentence.section_kind == "abstract" for c in pool.candidates], dtype=np.float64)
+        picked = select(
+            normalise(scores) + bonus * is_abstract, k,
+            covered=[{sp.aspect for sp in c.spans} for c in pool.candidates], aspect_weights=weights,
+            vectors=pool.vectors, texts=[c.sentence.text for c in pool.candidates],
+            aspect_weight=float(params.get("aspect_weight", 0.0)), redundancy=float(params.get("redundancy", 0.0)),
+        )
+        return [(i, float(scores[i])) for i in picked]
