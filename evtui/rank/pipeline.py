@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import tantivy
 
+from evtui.index import Hit
 from evtui.library import Library
 from evtui.models import ParsedQuery, Sentence
-from evtui.query import PART_RE, Matcher, stem
+from evtui.query import FILLER, PART_RE, STOPWORDS, Matcher, stem
 from evtui.rank.features import Candidate, featurize
 from evtui.rank.model import RankerModel, default_model
 from evtui.rank.select import normalise, select
@@ -38,6 +39,7 @@ class Pool:
     vectors: np.ndarray | None  # one row per candidate; zero rows where no embedding is cached
     x: np.ndarray
     notes: list[str] = field(default_factory=list)
+    scoped: bool = False  # every sentence of one paper (True) or a library-wide pool (False)
 
 
 def dense_text(parsed: ParsedQuery) -> str:
@@ -94,6 +96,7 @@ class BestRanker:
         self._model = model
         self._embedder = embedder
         self._qvec: dict[str, np.ndarray] = {}
+        self._pools: dict[tuple[object, ...], Pool] = {}  # paper-scoped pools, keyed by query + paper content
 
     @property
     def model(self) -> RankerModel:
@@ -124,6 +127,16 @@ class BestRanker:
              section: str | None, year_from: int | None, year_to: int | None) -> Pool:
         lib = self.library
         notes: list[str] = []
+        key: tuple[object, ...] | None = None
+        if paper is not None:
+            # The same query on the same paper (a benchmark's four tasks, a judge after a search) reuses the pool;
+            # the paper's content hash is in the key, so a re-ingested paper is never served stale.
+            p = lib.store.paper(paper)
+            key = (parsed.text, parsed.mode, tuple((a.id, tuple(a.terms)) for a in parsed.aspects), paper,
+                   p.content_hash if p else None, section, year_from, year_to)
+            hit = self._pools.get(key)
+            if hit is not None:
+                return hit
         if paper is not None:
             sents_all = lib.store.sentences(paper)
             year = lib.store.paper(paper).year if sents_all and lib.store.paper(paper) else None
@@ -146,8 +159,14 @@ class BestRanker:
             context = sents_all
         else:
             hits = lib.index.search(query, CROSS_POOL)
-            sents = [h.sentence for h in hits]
             bm25 = {h.sentence.id: h.score for h in hits}
+            # A bag-of-words query too: the aspect query wants a concept's words together, which misses
+            # paraphrases ("tissue-resident macrophages" vs "macrophages resident in tissue").
+            bow_hits = self._bag_of_words(parsed, section=section, year_from=year_from, year_to=year_to)
+            hits += [h for h in bow_hits if h.sentence.id not in bm25]
+            for h in bow_hits:
+                bm25.setdefault(h.sentence.id, 0.0)
+            sents = [h.sentence for h in hits]
             titles = {h.sentence.paper_id: h.title for h in hits}
             sents, titles = self._add_dense(parsed, sents, titles, section=section, year_from=year_from,
                                             year_to=year_to)
@@ -181,7 +200,23 @@ class BestRanker:
             if av is not None and len(vecs) == len(cands):
                 aspect_sims = vectors @ av.T
         x = featurize(parsed, cands, paper_sizes=sizes, neighbours=neighbours, doc_freq=df, aspect_sims=aspect_sims)
-        return Pool(cands, titles, vectors, x, notes)
+        pool = Pool(cands, titles, vectors, x, notes, scoped=paper is not None)
+        if key is not None:
+            if len(self._pools) >= 512:
+                self._pools.pop(next(iter(self._pools)))
+            self._pools[key] = pool
+        return pool
+
+    def _bag_of_words(self, parsed: ParsedQuery, *, section: str | None, year_from: int | None,
+                      year_to: int | None) -> list[Hit]:
+        index = self.library.index
+        words = list(dict.fromkeys(w.lower() for w in PART_RE.findall(parsed.text)
+                                   if w.lower() not in STOPWORDS and w.lower() not in FILLER and len(w) > 1))
+        if not words:
+            return []
+        bow = tantivy.Query.boolean_query([(tantivy.Occur.Should, index.phrase_query([w])[0]) for w in words[:64]])
+        filters = index.filter_query(section=section, year_from=year_from, year_to=year_to)
+        return index.search(tantivy.Query.boolean_query([(tantivy.Occur.Must, bow), *filters]), CROSS_POOL)
 
     def _aspect_vectors(self, parsed: ParsedQuery) -> np.ndarray | None:
         """One embedding per concept aspect (a triplet's head and tail, a hypothesis's key concepts)."""
@@ -232,7 +267,9 @@ class BestRanker:
         weights = {a.id: (0.5 if a.role == "relation" else 1.0) for a in parsed.aspects}
         # The abstract is a paper's own summary of its evidence; how much to favour it is learned
         # (scripts/train_ranker.py picks it by cross-validation), not assumed.
-        bonus = float(params.get("abstract_bonus", 0.0))
+        # It was learned within papers (which of a paper's sentences to pick); across the library it would only
+        # favour abstracts over full texts, so it is not applied there.
+        bonus = float(params.get("abstract_bonus", 0.0)) if pool.scoped else 0.0
         is_abstract = np.array([c.sentence.section_kind == "abstract" for c in pool.candidates], dtype=np.float64)
         picked = select(
             normalise(scores) + bonus * is_abstract, k,

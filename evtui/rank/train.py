@@ -26,8 +26,11 @@ from evtui.config import Config
 from evtui.errors import EvtuiError
 from evtui.library import Library
 from evtui.query import compile_matcher
+from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker, Pool
 from evtui.search import Searcher, build_query
+
+DENSE_DERIVED = [i for i, f in enumerate(FEATURES) if "dense" in f]
 
 
 @dataclass
@@ -47,6 +50,8 @@ class Group:
     stance: str | None = None  # SUPPORT / REFUTE of the claim, where the dataset has one
     aspect_weights: dict[str, float] = field(default_factory=dict)
     item: dict[str, Any] | None = None  # the EvidenceBench item, for task scoring in cross-validation
+    candidate_papers: list[str] = field(default_factory=list)  # library-wide groups: each candidate's paper
+    gold_papers: list[str] = field(default_factory=list)  # library-wide groups: the relevant documents
 
 
 def _ws(s: str) -> str:
@@ -156,5 +161,47 @@ def checkcovid_groups(corpus: Path, claims: Path, home: Path, log: Callable[[str
             yield _group("checkcovid", f"checkcovid:{c['id']}", paper, pool, parsed, label, stance=c["label"])
             if n % 200 == 0:
                 log(f"  check-covid: {n}/{len(rows)} claims")
+    finally:
+        lib.close()
+
+
+def scifact_library_groups(corpus: Path, claims: Path, home: Path,
+                           log: Callable[[str], None] = print) -> Iterator[Group]:
+    """Library-wide groups: each SciFact claim against the whole corpus (the BM25 pool), as `evtui search` sees it.
+    Label 2 = a rationale sentence, 1 = another sentence of an evidence document, 0 = the rest."""
+    docs = {int(d["doc_id"]): d for d in map(json.loads, corpus.read_text(encoding="utf-8").splitlines()) if d}
+    lib = _library(home, "scifact", [corpus])
+    try:
+        ranker, searcher = BestRanker(lib, embed=False), Searcher(lib)
+        rows = [json.loads(line) for line in claims.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for n, c in enumerate(rows, 1):
+            ev = c.get("evidence") or {}
+            if not ev:
+                continue
+            rationale: set[str] = set()
+            for did, sets in ev.items():
+                doc = docs.get(int(did))
+                if doc is None:
+                    continue
+                posmap = _position_map(lib, f"scifact:{did}", doc["abstract"])
+                rationale |= {f"scifact:{did}:{posmap[i]}" for s in sets for i in s["sentences"] if i in posmap}
+            gold = [f"scifact:{did}" for did in ev]
+            parsed = searcher.parse(c["claim"], "claim")
+            q, _notes = build_query(lib.index, parsed)
+            pool = ranker.pool(parsed, q, compile_matcher(parsed.aspects), paper=None, section=None,
+                               year_from=None, year_to=None)
+            if not pool.candidates:
+                continue
+            # Only the evidence documents were embedded (for the per-document groups), so here "has an
+            # embedding" would give the label away: these groups are trained without embedding features,
+            # as a library that has not run `evtui embed` is searched.
+            pool.x[:, DENSE_DERIVED] = np.nan
+            pool.vectors = None
+            label = np.array([2.0 if cand.sentence.id in rationale else 1.0 if cand.sentence.paper_id in gold else 0.0
+                              for cand in pool.candidates])
+            yield _group("scifact-library", f"scifact-library:{c['id']}", gold[0], pool, parsed, label,
+                         candidate_papers=[cand.sentence.paper_id for cand in pool.candidates], gold_papers=gold)
+            if n % 200 == 0:
+                log(f"  scifact library-wide: {n}/{len(rows)} claims")
     finally:
         lib.close()

@@ -1,0 +1,121 @@
+"""SciFact (Wadden et al., EMNLP 2020) as BEIR scores it: claim -> abstracts of the 5,183-document corpus.
+
+Qrels: a claim's evidence documents, or its cited documents when it has none, so every claim counts
+(`qrels="cited"` takes the cited documents for every claim instead: 919 pairs over the 809 train claims, which
+looks like how BEIR's SciFact qrels files were built). Each claim is searched as a claim over the whole corpus, sentence
+hits are pooled into documents (top 100), and nDCG@10 and Recall@{1,3,5,10,20,50} are computed by ir-measures.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from evtui.bench.beir import (
+    ProgressFn,
+    Qrels,
+    Query,
+    check_method,
+    corpus_library,
+    embed_if_needed,
+    evaluate,
+    make_doc_ranker,
+)
+from evtui.config import load_config
+from evtui.errors import EvtuiError
+
+RECALL_KS: tuple[int, ...] = (1, 3, 5, 10, 20, 50)
+DEPTH = 100  # documents kept per claim, as BEIR's top-100
+QRELS_RULES: tuple[str, ...] = ("evidence", "cited")
+
+
+def paper_id(doc_id: object) -> str:
+    """Our paper id for a SciFact doc_id (what the corpus loader names it)."""
+    return f"scifact:{doc_id}"
+
+
+def load_claims(path: Path) -> list[dict[str, Any]]:
+    claims: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                obj = json.loads(line)
+                if not isinstance(obj, dict) or "claim" not in obj or "id" not in obj:
+                    raise EvtuiError(f"{path} line {lineno}: not a SciFact claim (needs id and claim)")
+                claims.append(obj)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvtuiError(f"cannot read SciFact claims {path}: {exc}") from exc
+    if not claims:
+        raise EvtuiError(f"no claims in {path}")
+    return claims
+
+
+def build_qrels(claims: list[dict[str, Any]], rule: str = "evidence") -> Qrels:
+    """{claim id: {paper id: 1}}. Claims with neither evidence nor cited documents are left out (none in SciFact)."""
+    if rule not in QRELS_RULES:
+        raise EvtuiError(f"unknown qrels rule {rule!r}; choose one of: {', '.join(QRELS_RULES)}")
+    qrels: Qrels = {}
+    for c in claims:
+        evidence = c.get("evidence") or {}
+        docs = list(evidence) if evidence and rule == "evidence" else list(c.get("cited_doc_ids") or [])
+        if docs:
+            qrels[str(c["id"])] = {paper_id(d): 1 for d in docs}
+    return qrels
+
+
+def run_scifact(
+    corpus: Path,
+    claims_path: Path,
+    method: str,
+    *,
+    seed: int = 0,
+    limit: int | None = None,
+    qrels_rule: str = "evidence",
+    on_progress: ProgressFn | None = None,
+    home: Path | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Rank the corpus for each claim: (result, parameters and timings for `save_run`).
+
+    The result holds nDCG@10 (0-1) and Recall@k (0-100), means over all judged claims, and nDCG@10 per claim.
+    """
+    check_method(method)
+    claims = load_claims(claims_path)
+    claims = claims[:limit] if limit else claims
+    qrels = build_qrels(claims, qrels_rule)
+    if not qrels:
+        raise EvtuiError(f"no claim in {claims_path} has evidence or cited documents: not SciFact claims?")
+    t0 = time.perf_counter()
+    library = corpus_library("scifact", corpus, home or load_config().home)
+    try:
+        t_ingest = time.perf_counter() - t0
+        embedded = embed_if_needed(library, method, on_progress)
+        t_embed = time.perf_counter() - t0 - t_ingest
+        ranker = make_doc_ranker(library, method, seed, DEPTH)
+        run: dict[str, dict[str, float]] = {}
+        queries = [Query(str(c["id"]), str(c["claim"])) for c in claims if str(c["id"]) in qrels]
+        for n, q in enumerate(queries, 1):
+            run[q.query_id] = ranker(q)
+            if on_progress:
+                on_progress("claims", n, len(queries))
+    finally:
+        library.close()
+    t_search = time.perf_counter() - t0 - t_ingest - t_embed
+    measures = ["nDCG@10", *(f"R@{k}" for k in RECALL_KS)]
+    means, per_query = evaluate(qrels, run, measures)
+    result: dict[str, Any] = {
+        "dataset": f"scifact:{claims_path.name}", "method": method, "n_queries": len(per_query),
+        "ndcg@10": round(means["nDCG@10"], 4),
+        **{f"recall@{k}": round(100 * means[f"R@{k}"], 2) for k in RECALL_KS},
+        "per_item": {q: round(v["nDCG@10"], 4) for q, v in per_query.items()},
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+    params = {
+        "corpus": str(corpus), "claims": str(claims_path), "seed": seed, "limit": limit, "qrels": qrels_rule,
+        "depth": DEPTH, "timings": {"ingest": round(t_ingest, 2), "embed": round(t_embed, 2),
+                                    "search": round(t_search, 2), "embedded_sentences": embedded},
+    }
+    return result, params

@@ -1,0 +1,482 @@
+"""The `llm` judge: the rubric answered by any litellm model (hosted, Ollama, or an OpenAI-compatible server).
+
+Calls are async (litellm.acompletion) on one background event loop, at most `concurrency` at a time. Every
+attempt has its own timeout; 429, 5xx, timeouts and connection errors are retried by us (the openai client's
+own retries are off) with exponential backoff; a reply that is not valid rubric JSON gets one repair prompt,
+then the item is a failed Judgment with the reason. A sweep never raises for one bad item.
+
+API keys: litellm reads the provider's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) itself;
+EVTUI_JUDGE_API_KEY (or api_key=) overrides it. A loopback api_base gets a placeholder key unless one is
+given explicitly, so a user's hosted key is never sent to a local server. Keys are never stored, and every
+error text is scrubbed of them before it reaches a Judgment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import math
+import os
+import queue
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from evtui.errors import EvtuiError
+from evtui.judge.base import Judgment
+from evtui.judge.rubric import (
+    OUTPUT_SCHEMA,
+    PROMPT_VERSION,
+    Context,
+    RubricError,
+    build_messages,
+    context_from,
+    parse_output,
+    repair_messages,
+)
+from evtui.models import Evidence, ParsedQuery, Sentence
+
+if TYPE_CHECKING:
+    from evtui.library import Library
+
+Messages = list[dict[str, str]]
+LOCAL_PLACEHOLDER_KEY = "sk-local"  # OpenAI-compatible clients refuse an empty key; local servers ignore it
+MAX_TOKENS = 256  # a rubric verdict is ~60 tokens; the cap also bounds the cost of a runaway reply
+TYPICAL_OUT_TOKENS = 80
+MAX_BACKOFF = 30.0
+
+_LITELLM: Any = None
+_LITELLM_LOCK = threading.Lock()
+
+
+def litellm_module() -> Any:
+    """Import litellm once, offline and quiet (its import otherwise fetches a price map and logs debug hints)."""
+    global _LITELLM
+    with _LITELLM_LOCK:
+        if _LITELLM is None:
+            os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+            os.environ.setdefault("LITELLM_LOG", "ERROR")
+            try:
+                import litellm
+            except ImportError as exc:  # pragma: no cover - litellm is a core dependency
+                raise EvtuiError("the llm judge needs litellm: pip install 'litellm==1.106.2'") from exc
+            litellm.suppress_debug_info = True
+            litellm.set_verbose = False
+            litellm.turn_off_message_logging = True
+            litellm.drop_params = True
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+            _LITELLM = litellm
+    return _LITELLM
+
+
+# -- secrets ---------------------------------------------------------------------------------------
+_KEYLIKE = re.compile(r"\b(sk|pk|rk|key|xai|gsk|hf)[-_][A-Za-z0-9_\-]{6,}")
+
+
+def _secrets(extra: Sequence[str | None] = ()) -> list[str]:
+    found = [s for s in extra if s and len(s) >= 6]
+    for name, value in os.environ.items():
+        upper = name.upper()
+        if value and len(value) >= 8 and (upper.endswith(("_KEY", "_TOKEN", "_SECRET")) or "API_KEY" in upper):
+            found.append(value)
+    return sorted(set(found), key=len, reverse=True)
+
+
+def redact(text: str, extra: Sequence[str | None] = ()) -> str:
+    """The text with every known key (and anything shaped like one) replaced by ***."""
+    for s in _secrets(extra):
+        text = text.replace(s, "***")
+    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
+
+
+def is_loopback(api_base: str | None) -> bool:
+    if not api_base:
+        return False
+    host = (urlparse(api_base).hostname or "").lower()
+    return host in {"localhost", "::1"} or host.startswith("127.")
+
+
+# -- the event loop all calls run on ---------------------------------------------------------------
+_LOOP: asyncio.AbstractEventLoop | None = None
+_LOOP_LOCK = threading.Lock()
+
+
+def run_async(coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
+    """Run a coroutine on evtui's one background loop (litellm caches clients per loop, so a fresh
+    asyncio.run per sweep would strand them), callable from any thread, also from inside a running loop."""
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None or _LOOP.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="evtui-llm", daemon=True).start()
+            _LOOP = loop
+    return asyncio.run_coroutine_threadsafe(coro, _LOOP)
+
+
+# -- one completion, with retries ------------------------------------------------------------------
+@dataclass
+class Completion:
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+class CallError(Exception):
+    """A call that failed for good. `fatal`: every later call would fail the same way (bad key, no server)."""
+
+    def __init__(self, reason: str, *, fatal: bool = False, tokens_in: int = 0, tokens_out: int = 0,
+                 cost: float = 0.0) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.fatal = fatal
+        self.tokens_in, self.tokens_out, self.cost = tokens_in, tokens_out, cost
+
+
+def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
+    """~4 characters a token in English prose, plus a few tokens of chat framing per message."""
+    return sum(math.ceil(len(m.get("content", "")) / 4) + 4 for m in messages)
+
+
+class LLMClient:
+    """litellm chat completions with our retry policy, usage and cost. Shared by the judge and the bench."""
+
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, *,
+                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, temperature: float = 0.0,
+                 json_schema: bool | None = None) -> None:
+        if not model or not model.strip():
+            raise EvtuiError("no judge model: pass --model (a litellm model string such as openai/gpt-4o-mini, "
+                             "anthropic/claude-3-5-haiku-latest, ollama/llama3.1) or set judge_model in the config")
+        model = model.strip()
+        if api_base and "/" not in model:
+            model = f"openai/{model}"  # a bare name on an OpenAI-compatible server
+        self.model = model
+        self.api_base = api_base or None
+        explicit = api_key or os.environ.get("EVTUI_JUDGE_API_KEY") or None
+        self._api_key = explicit or (LOCAL_PLACEHOLDER_KEY if is_loopback(api_base) else None)
+        self.timeout = float(timeout)
+        self.max_retries = max(0, int(max_retries))
+        self.backoff = float(backoff)
+        self.temperature = temperature
+        # llama.cpp's server follows a JSON schema given inside json_object; hosted APIs may reject the extra key.
+        self.json_schema = is_loopback(api_base) if json_schema is None else json_schema
+        self._json_mode = True
+        self._price: tuple[float, float] | None = None
+        self._priced = False  # looked up yet?
+
+    def __repr__(self) -> str:  # never show the key
+        return f"LLMClient(model={self.model!r}, api_base={self.api_base!r})"
+
+    # pricing
+    def price(self) -> tuple[float, float] | None:
+        """(USD per input token, per output token), or None when litellm does not know the model."""
+        if not self._priced:
+            self._priced = True
+            litellm = litellm_module()
+            try:
+                info = litellm.get_model_info(self.model)
+                pin, pout = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+                self._price = (float(pin), float(pout)) if pin is not None and pout is not None else None
+            except Exception:  # litellm raises a plain Exception for unmapped models
+                self._price = None
+        return self._price
+
+    def price_note(self) -> str:
+        return f"no price known for {self.model}: its calls are counted as costing $0"
+
+    def call_cost(self, tokens_in: int, tokens_out: int) -> float:
+        p = self.price()
+        return tokens_in * p[0] + tokens_out * p[1] if p else 0.0
+
+    # calls
+    def _params(self, messages: Messages, max_tokens: int, json_mode: bool) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model, "messages": messages, "temperature": self.temperature, "max_tokens": max_tokens,
+            "timeout": self.timeout, "max_retries": 0,  # retries are ours, with our backoff
+        }
+        if self.api_base:
+            params["api_base"] = self.api_base
+        if self._api_key:
+            params["api_key"] = self._api_key
+        if json_mode and self._json_mode:
+            rf: dict[str, Any] = {"type": "json_object"}
+            if self.json_schema:
+                rf["schema"] = OUTPUT_SCHEMA
+            params["response_format"] = rf
+        return params
+
+    def _reason(self, exc: BaseException) -> str:
+        name = type(exc).__name__
+        msg = str(exc) or name
+        return redact(f"{name}: {msg}"[:500], [self._api_key])
+
+    async def acomplete(self, messages: Messages, *, max_tokens: int = MAX_TOKENS, json_mode: bool = False) -> Completion:
+        litellm = litellm_module()
+        retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
+                     litellm.BadGatewayError, litellm.Timeout, litellm.APIConnectionError, asyncio.TimeoutError)
+        fatal = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
+        attempt = 0
+        while True:
+            try:
+                resp = await asyncio.wait_for(
+                    litellm.acompletion(**self._params(messages, max_tokens, json_mode)),
+                    timeout=self.timeout + 5.0)  # litellm honours `timeout`; this is the backstop
+            except fatal as exc:
+                raise CallError(self._reason(exc), fatal=True) from None
+            except litellm.BadRequestError as exc:
+                if json_mode and self._json_mode and "response_format" in str(exc).lower():
+                    self._json_mode = False  # this server has no JSON mode: ask in plain text from now on
+                    continue
+                raise CallError(self._reason(exc)) from None
+            except retryable as exc:
+                if attempt >= self.max_retries:
+                    # litellm reports a refused connection as a 500 "Connection error": no server, so stop asking.
+                    unreachable = (isinstance(exc, litellm.APIConnectionError)
+                                   or "connection error" in str(exc).lower())
+                    raise CallError(f"gave up after {attempt + 1} attempt(s): {self._reason(exc)}",
+                                    fatal=unreachable) from None
+                await asyncio.sleep(self._delay(attempt, exc))
+                attempt += 1
+                continue
+            except litellm.APIError as exc:
+                status = getattr(exc, "status_code", None)
+                if isinstance(status, int) and status >= 500 and attempt < self.max_retries:
+                    await asyncio.sleep(self._delay(attempt, exc))
+                    attempt += 1
+                    continue
+                raise CallError(self._reason(exc)) from None
+            except Exception as exc:  # anything else litellm raises: fail this item, keep the sweep
+                raise CallError(self._reason(exc)) from None
+            return self._completion(resp)
+
+    def _delay(self, attempt: int, exc: BaseException) -> float:
+        delay = self.backoff * (2 ** attempt) * (0.75 + 0.5 * random.random())
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        retry_after = headers.get("retry-after") if headers is not None else None
+        if retry_after:
+            try:
+                delay = max(delay, float(retry_after))
+            except ValueError:
+                pass
+        return min(delay, MAX_BACKOFF)
+
+    def _completion(self, resp: Any) -> Completion:
+        litellm = litellm_module()
+        try:
+            text = resp.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            text = ""
+        usage = getattr(resp, "usage", None)
+        tin = int(getattr(usage, "prompt_tokens", 0) or 0)
+        tout = int(getattr(usage, "completion_tokens", 0) or 0)
+        notes: list[str] = []
+        try:
+            cost = float(litellm.completion_cost(completion_response=resp) or 0.0)
+        except Exception:
+            cost = self.call_cost(tin, tout)
+            if self.price() is None:
+                notes.append(self.price_note())
+        return Completion(text=text, tokens_in=tin, tokens_out=tout, cost=cost, notes=notes)
+
+    def complete(self, messages: Messages, *, max_tokens: int = MAX_TOKENS, json_mode: bool = False) -> Completion:
+        """The blocking form, for callers outside any event loop (the bench strategies)."""
+        return run_async(self.acomplete(messages, max_tokens=max_tokens, json_mode=json_mode)).result()
+
+
+# -- the judge -------------------------------------------------------------------------------------
+@dataclass
+class _Budget:
+    limit: float | None
+    spent: float = 0.0
+    reserved: float = 0.0
+    stopped: str | None = None
+
+    def take(self, amount: float) -> bool:
+        if self.stopped:
+            return False
+        if self.limit is not None and self.spent + self.reserved + amount > self.limit + 1e-12:
+            self.stopped = (f"not judged: the next call (~${amount:.4f}) would take the cost past the limit of "
+                            f"${self.limit:.4f} (spent ${self.spent:.4f})")
+            return False
+        self.reserved += amount
+        return True
+
+    def settle(self, reserved: float, actual: float) -> None:
+        self.reserved -= reserved
+        self.spent += actual
+
+
+class LLMJudge:
+    """Judge (query, sentence) pairs with an LLM on the evtui rubric. One Judgment per Evidence, in order."""
+
+    name = "llm"
+    prompt_version = PROMPT_VERSION
+
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None, concurrency: int = 4,
+                 timeout: float = 60, max_retries: int = 3, *, backoff: float = 1.0, max_tokens: int = MAX_TOKENS,
+                 library: Library | None = None, context_window: int = 1, json_schema: bool | None = None) -> None:
+        self.client = LLMClient(model, api_base, api_key, timeout=timeout, max_retries=max_retries, backoff=backoff,
+                                json_schema=json_schema)
+        self.model = self.client.model
+        self.concurrency = max(1, int(concurrency))
+        self.max_tokens = max_tokens
+        self.library = library
+        self.context_window = context_window
+
+    def __repr__(self) -> str:
+        return f"LLMJudge(model={self.model!r}, api_base={self.client.api_base!r})"
+
+    def messages(self, query: ParsedQuery, evidence: Sequence[Evidence]) -> list[Messages]:
+        """The prompts, with each sentence's neighbours read from the library."""
+        contexts = self._contexts([e.sentence.id for e in evidence])
+        return [build_messages(query, e, contexts.get(e.sentence.id)) for e in evidence]
+
+    def _contexts(self, ids: list[str]) -> dict[str, Context]:
+        """Neighbours of every sentence in one query, on a cursor of its own (the TUI judges in a worker
+        thread while its main thread searches on the library's connection)."""
+        if self.library is None or self.context_window <= 0 or not ids:
+            return {}
+        w = self.context_window
+        with self.library.store.con.cursor() as cur:
+            rows = cur.execute(
+                "SELECT t.id, s.id, s.paper_id, s.position, s.section_title, s.section_kind, s.is_heading, s.text"
+                " FROM sentences t JOIN sentences s ON s.paper_id = t.paper_id"
+                " AND s.position BETWEEN t.position - ? AND t.position + ?"
+                " WHERE t.id IN (SELECT unnest(?)) ORDER BY t.id, s.position", [w, w, ids]).fetchall()
+        windows: dict[str, list[Sentence]] = {}
+        for target, *sentence in rows:
+            windows.setdefault(target, []).append(Sentence(*sentence))
+        return {sid: context_from(window, sid) for sid, window in windows.items()}
+
+    def call_estimate(self, messages: Messages, *, worst: bool = False) -> tuple[int, int, float]:
+        """(tokens in, tokens out, USD) of one judgment; `worst` bounds it (full output cap, +25% input)."""
+        tin = estimate_tokens(messages)
+        tout = self.max_tokens if worst else TYPICAL_OUT_TOKENS
+        if worst:
+            tin = math.ceil(tin * 1.25)
+        return tin, tout, self.client.call_cost(tin, tout)
+
+    def judge(self, query: ParsedQuery, evidence: list[Evidence], *,
+              on_result: Callable[[Judgment], None] | None = None, max_cost: float | None = None) -> list[Judgment]:
+        """Judge every item; `on_result` runs in the caller's thread as each verdict arrives; with `max_cost`
+        no call starts whose worst-case cost would take the sweep past it (those items come back 'skipped')."""
+        if not evidence:
+            return []
+        litellm_module()  # its ~3 s import happens here, not inside the first call's timing
+        prompts = self.messages(query, evidence)
+        aspect_ids = [a.id for a in query.aspects]
+        inbox: queue.Queue[tuple[int, Judgment]] = queue.Queue()
+        future = run_async(self._sweep(evidence, prompts, aspect_ids, inbox.put, _Budget(max_cost)))
+        results: list[Judgment | None] = [None] * len(evidence)
+        done = 0
+        try:
+            while done < len(evidence):
+                try:
+                    i, j = inbox.get(timeout=0.1)
+                except queue.Empty:
+                    if future.done():
+                        future.result()  # re-raises a bug in the sweep itself
+                        break
+                    continue
+                results[i] = j
+                done += 1
+                if on_result is not None:
+                    on_result(j)
+            future.result()
+        except BaseException:
+            future.cancel()
+            raise
+        return [j if j is not None else self._failed(e.sentence.id, "no verdict was produced")
+                for j, e in zip(results, evidence, strict=True)]
+
+    async def _sweep(self, evidence: Sequence[Evidence], prompts: Sequence[Messages], aspect_ids: list[str],
+                     emit: Callable[[tuple[int, Judgment]], None], budget: _Budget) -> None:
+        sem = asyncio.Semaphore(self.concurrency)
+        fatal: list[str] = []
+
+        async def one(i: int) -> None:
+            sid = evidence[i].sentence.id
+            async with sem:
+                if fatal:
+                    j = self._failed(sid, f"not attempted: {fatal[0]}")
+                else:
+                    try:
+                        j = await self._judge_one(sid, prompts[i], aspect_ids, budget)
+                    except CallError as exc:
+                        if exc.fatal and not fatal:
+                            fatal.append(exc.reason)
+                        j = self._failed(sid, exc.reason, tokens_in=exc.tokens_in, tokens_out=exc.tokens_out,
+                                         cost=exc.cost)
+                    except Exception as exc:  # a bug must not end the sweep either; keep the reason
+                        j = self._failed(sid, redact(f"{type(exc).__name__}: {exc}"))
+            emit((i, j))
+
+        await asyncio.gather(*(one(i) for i in range(len(evidence))))
+
+    async def _judge_one(self, sid: str, messages: Messages, aspect_ids: list[str], budget: _Budget) -> Judgment:
+        t0 = time.perf_counter()
+        tin = tout = 0
+        cost = 0.0
+        notes: list[str] = []
+
+        async def call(msgs: Messages) -> Completion | None:
+            nonlocal tin, tout, cost
+            worst = self.call_estimate(msgs, worst=True)[2]
+            if not budget.take(worst):
+                return None
+            try:
+                c = await self.client.acomplete(msgs, max_tokens=self.max_tokens, json_mode=True)
+            except CallError:
+                budget.settle(worst, 0.0)
+                raise
+            budget.settle(worst, c.cost)
+            tin, tout, cost = tin + c.tokens_in, tout + c.tokens_out, cost + c.cost
+            notes.extend(n for n in c.notes if n not in notes)
+            return c
+
+        first = await call(messages)
+        if first is None:
+            return self._skipped(sid, budget.stopped or "not judged")
+        try:
+            out = parse_output(first.text, aspect_ids)
+        except RubricError as err:
+            try:
+                second = await call(repair_messages(messages, first.text, str(err), aspect_ids))
+            except CallError as exc:
+                raise CallError(f"malformed output ({err}); the repair call failed: {exc.reason}", fatal=exc.fatal,
+                                tokens_in=tin, tokens_out=tout, cost=cost) from None
+            if second is None:
+                return self._failed(sid, f"malformed output ({err}); no repair: {budget.stopped}", tokens_in=tin,
+                                    tokens_out=tout, cost=cost, notes=notes)
+            try:
+                out = parse_output(second.text, aspect_ids)
+            except RubricError as err2:
+                return self._failed(sid, f"malformed output after one repair attempt: {err2}", tokens_in=tin,
+                                    tokens_out=tout, cost=cost, notes=notes)
+            notes.append("valid after one repair prompt")
+        notes.append(f"{time.perf_counter() - t0:.2f}s")
+        return Judgment(
+            sentence_id=sid, score=20 * out.level, level=out.level, confidence=out.confidence, stance=out.stance,
+            aspects=out.aspects, rationale=out.rationale, judge=self.name, model=self.model,
+            prompt_version=self.prompt_version, cost=cost, tokens_in=tin, tokens_out=tout, notes=notes,
+        )
+
+    def _failed(self, sid: str, reason: str, *, status: str = "failed", tokens_in: int = 0, tokens_out: int = 0,
+                cost: float = 0.0, notes: list[str] | None = None) -> Judgment:
+        return Judgment(
+            sentence_id=sid, score=0, level=0, confidence=0, stance="neutral", aspects=[], rationale="",
+            judge=self.name, model=self.model, prompt_version=self.prompt_version, cost=cost, tokens_in=tokens_in,
+            tokens_out=tokens_out, status=status, error=redact(reason, [self.client._api_key]), notes=notes or [],
+        )
+
+    def _skipped(self, sid: str, reason: str) -> Judgment:
+        return self._failed(sid, reason, status="skipped")
