@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from evtui.config import load_config
+from evtui.library import Library
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parent.parent
@@ -48,3 +52,11 @@ def papers_dir(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     return d
+
+
+@pytest.fixture
+def papers_library(papers_dir: Path) -> Iterator[Library]:
+    """A library (in the isolated home) holding the three `papers_dir` papers."""
+    with Library(load_config()) as library:
+        library.ingest([papers_dir])
+        yield library

@@ -27,10 +27,8 @@ def server() -> Iterator[FaultServer]:
 
 
 @pytest.fixture
-def lib(papers_dir: Path) -> Iterator[Library]:
-    with Library(load_config()) as library:
-        library.ingest([papers_dir])
-        yield library
+def lib(papers_library: Library) -> Library:
+    return papers_library
 
 
 def _search(lib: Library, k: int = 5) -> SearchResult:

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from evtui.config import Config
 from evtui.judge.base import LEVELS
 from evtui.judge.local import LocalJudge, stance
-from evtui.library import Library
 from evtui.query import parse_query
 from evtui.search import Searcher
 
 
 @pytest.fixture()
-def library(papers_dir, tmp_path):
-    lib = Library(Config(home=tmp_path / "home", demo=False))
-    lib.ingest([papers_dir])
-    yield lib
-    lib.close()
+def library(papers_library):
+    return papers_library
 
 
 def test_local_judge_scores_on_the_rubric(library) -> None:

@@ -7,9 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from evtui.config import Config
 from evtui.errors import EvtuiError
-from evtui.library import Library
 from evtui.models import Sentence
 from evtui.query import compile_matcher, parse_query
 from evtui.rank.features import FEATURES, Candidate, featurize
@@ -80,11 +78,8 @@ def test_shipped_model_loads_and_refuses_other_features(tmp_path) -> None:
 
 
 @pytest.fixture()
-def library(papers_dir, tmp_path):
-    lib = Library(Config(home=tmp_path / "home", demo=False))
-    lib.ingest([papers_dir])
-    yield lib
-    lib.close()
+def library(papers_library):
+    return papers_library
 
 
 def test_best_is_the_default_and_ranks_the_library(library) -> None:

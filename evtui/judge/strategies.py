@@ -1,7 +1,7 @@
 """Benchmark strategies that use a judge: rankers `(Task) -> list[int]` for `evtui bench evidencebench --method`.
 
 - `llm-rerank`: judge the top 30 of the default search method within the task's paper, order by the judge's
-  score (then the retrieval order), keep K.
+  score (then the retrieval order), then pick K with `best`'s coverage-aware selection.
 - `evidential`: the same pool ordered by +VeriRel's α·(P(support) + P(refute)) + (1 − α)·relevance, α = 0.5:
   a sentence that takes a side counts for more than one that is merely on topic.
 - `llm-sbs`: EvidenceBench's section-by-section strategy (Wang et al., COLM 2025): each section is shown to
@@ -186,10 +186,30 @@ def make_judge_ranker(library: Library, method: str, *, judge: str | None = None
         res = searcher.search(task.hypothesis, k=max(pool, task.k), paper=task.paper_id, mode="hypothesis",
                               method=search_method or DEFAULT_METHOD, results=getattr(task, "results", False))
         verdicts = judge_evidence(library, res.query, res.evidence, judge=j)
+        if method == "llm-rerank":
+            return [res.evidence[i].sentence.position for i in _select(res, verdicts, task.k)]
         order = sorted(range(len(res.evidence)), key=lambda i: (-key(verdicts[i]), i))
         return [res.evidence[i].sentence.position for i in order][: task.k]
 
     return rank
+
+
+def _select(res: Any, verdicts: Sequence[Judgment], k: int) -> list[int]:
+    """The judge's order, then the same coverage-aware selection as `best` (settings from the shipped model):
+    K sentences that together cover the query's aspects rather than K restatements of one finding."""
+    import numpy as np
+
+    from evtui.rank.model import default_model
+    from evtui.rank.select import select
+
+    n = len(res.evidence)
+    # judge score first; the retrieval order breaks ties (and orders failed verdicts, which score 0)
+    rel = np.array([rerank_score(v) / 100.0 + 0.01 * (n - i) / max(1, n) for i, v in enumerate(verdicts)])
+    params = default_model().selection.get("evidence", {})
+    weights = {a.id: (0.5 if a.role == "relation" else 1.0) for a in res.query.aspects}
+    covered = [set(v.aspects) | {h.aspect for h in e.highlights} for v, e in zip(verdicts, res.evidence, strict=True)]
+    return select(rel, k, covered=covered, aspect_weights=weights, texts=[e.sentence.text for e in res.evidence],
+                  aspect_weight=float(params.get("aspect_weight", 0.0)), redundancy=float(params.get("redundancy", 0.0)))
 
 
 def _sbs_ranker(library: Library, model: str | None, api_base: str | None, **opts: Any) -> Callable[[Task], list[int]]:
