@@ -73,8 +73,16 @@ ABBREVIATIONS: dict[str, str] = {
 GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon"}
 
 
+_STEMS: dict[str, str] = {}  # surface form -> stem; a plain dict lookup is the hot path of highlighting
+
+
 def stem(word: str) -> str:
-    return _stem_cached(word.lower())
+    s = _STEMS.get(word)
+    if s is None:
+        if len(_STEMS) > 500_000:
+            _STEMS.clear()
+        s = _STEMS[word] = _stem_cached(word.lower())
+    return s
 
 
 @lru_cache(maxsize=200_000)

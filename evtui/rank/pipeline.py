@@ -48,12 +48,13 @@ def dense_text(parsed: ParsedQuery) -> str:
 
 
 def _load_vectors(library: Library, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    from evtui.embed import DIM, MODEL_ID, ensure_table
+    from evtui.embed import DIM, MODEL_ID
 
     if not ids:
         return {}
     con = library.store.con
-    ensure_table(con)
+    if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'").fetchone()[0]:
+        return {}
     res = con.execute(
         "SELECT s.id, e.vec FROM sentences s JOIN embeddings e ON e.sentence_id = s.id AND e.model = ?"
         " AND e.text_hash = md5(s.text) WHERE s.id IN (SELECT unnest(?))", [MODEL_ID, list(ids)])
@@ -241,6 +242,12 @@ class BestRanker:
         """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
         from evtui.embed import coverage
 
+        # Cheap test first: most libraries have no embeddings at all, and the full coverage join costs ~20 ms.
+        con = self.library.store.con
+        has_table = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'"
+                                ).fetchone()[0]
+        if not has_table or not con.execute("SELECT count(*) FROM embeddings LIMIT 1").fetchone()[0]:
+            return sents, titles
         done, total = coverage(self.library)
         if total == 0 or done < total or self._embedder_or_none() is None:
             return sents, titles
