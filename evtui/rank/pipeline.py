@@ -47,21 +47,28 @@ def dense_text(parsed: ParsedQuery) -> str:
     return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
 
 
+def _count(library: Library, sql: str) -> int:
+    row = library.store.con.execute(sql).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _has_embeddings_table(library: Library) -> bool:
+    return _count(library, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'") > 0
+
+
 def _load_vectors(library: Library, ids: Sequence[str]) -> dict[str, np.ndarray]:
     from evtui.embed import DIM, MODEL_ID
 
-    if not ids:
+    if not ids or not _has_embeddings_table(library):
         return {}
     con = library.store.con
-    if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'").fetchone()[0]:
-        return {}
     res = con.execute(
         "SELECT s.id, e.vec FROM sentences s JOIN embeddings e ON e.sentence_id = s.id AND e.model = ?"
         " AND e.text_hash = md5(s.text) WHERE s.id IN (SELECT unnest(?))", [MODEL_ID, list(ids)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
-    if tbl.num_rows == 0:
+        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()  # type: ignore[attr-defined]
+    if tbl is None or tbl.num_rows == 0:
         return {}
     flat = tbl.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     mat = np.asarray(flat, dtype=np.float32).reshape(tbl.num_rows, DIM)
@@ -140,15 +147,15 @@ class BestRanker:
                 return hit
         if paper is not None:
             sents_all = lib.store.sentences(paper)
-            year = lib.store.paper(paper).year if sents_all and lib.store.paper(paper) else None
+            meta = lib.store.paper(paper)
+            year = meta.year if meta is not None else None
             in_years = (year_from is None or (year is not None and year >= year_from)) and (
                 year_to is None or (year is not None and year <= year_to))
             sents = [s for s in sents_all if not s.is_heading and (section is None or s.section_kind == section)]
             if not in_years:
                 sents = []
             bm25 = {h.sentence.id: h.score for h in lib.index.search(query, max(1, len(sents_all)))}
-            p = lib.store.paper(paper)
-            titles = {paper: p.title if p else ""}
+            titles = {paper: meta.title if meta else ""}
             sizes = {paper: len(sents_all)}
             missing = self._missing(sents)
             if missing and self.embed and len(missing) <= EMBED_LIMIT and self._embedder_or_none() is not None:
@@ -243,10 +250,7 @@ class BestRanker:
         from evtui.embed import coverage
 
         # Cheap test first: most libraries have no embeddings at all, and the full coverage join costs ~20 ms.
-        con = self.library.store.con
-        has_table = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'"
-                                ).fetchone()[0]
-        if not has_table or not con.execute("SELECT count(*) FROM embeddings LIMIT 1").fetchone()[0]:
+        if not _has_embeddings_table(self.library) or not _count(self.library, "SELECT count(*) FROM embeddings"):
             return sents, titles
         done, total = coverage(self.library)
         if total == 0 or done < total or self._embedder_or_none() is None:

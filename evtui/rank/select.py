@@ -59,9 +59,9 @@ def select(
     picked: list[int] = []
     stems = [_stems(texts[i]) for i in cand] if texts is not None else None
     sim_max = np.zeros(len(cand))
-    has_vec = (vectors is not None) and len(vectors) == n
-    vec_ok = np.array([bool(np.isfinite(vectors[i]).all()) and float(np.abs(vectors[i]).sum()) > 0
-                       for i in cand]) if has_vec else np.zeros(len(cand), dtype=bool)
+    vec_ok = np.zeros(len(cand), dtype=bool)
+    if vectors is not None and len(vectors) == n:
+        vec_ok = np.array([bool(np.isfinite(vectors[i]).all()) and float(np.abs(vectors[i]).sum()) > 0 for i in cand])
     alive = np.ones(len(cand), dtype=bool)
     for _ in range(min(k, greedy, len(cand))):
         gains = np.full(len(cand), -np.inf)
