@@ -89,6 +89,7 @@ def load_config() -> Config:
         cfg.source = str(path)
     for f in fields(Config):
         env = os.environ.get(f"EVTUI_{f.name.upper()}")
-        if env is not None and f.name not in {"keymap", "source"}:
+        # An empty variable (`EVTUI_HOME= evtui ...`) means unset, as in most tools — not "the current directory".
+        if env and f.name not in {"keymap", "source"}:
             setattr(cfg, f.name, _coerce(f.name, env, getattr(cfg, f.name)))
     return cfg

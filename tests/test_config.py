@@ -32,3 +32,10 @@ def test_bad_config_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("EVTUI_K", "many")
     with pytest.raises(EvtuiError, match="integer"):
         load_config()
+
+
+def test_an_empty_variable_means_unset(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("EVTUI_HOME", "")
+    monkeypatch.setenv("EVTUI_CONFIG", str(tmp_path / "none.toml"))
+    assert load_config().home != Path("")
+    assert str(load_config().home) not in ("", ".")
