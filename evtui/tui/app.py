@@ -1,330 +1,286 @@
-"""The evtui terminal app: a thin Textual face over the same Library and Searcher the CLI uses."""
+"""The evtui terminal app: one App over the same Library, Searcher, Basket, judge and bench services as the CLI.
+
+Screens (one mode each, so a sweep keeps running while you search): Search, Library, Bench, Export; the paper
+reader, help and dialogs are pushed on top. Long work runs in thread workers that report back with typed
+messages (evtui.tui.messages); errors become notifications, never a crash.
+"""
 
 from __future__ import annotations
 
+import importlib
 import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar, cast
 
-from rich.text import Text
-from textual import on, work
-from textual.app import App, ComposeResult
+from textual import work
+from textual.app import App
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.coordinate import Coordinate
-from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, LoadingIndicator, Select, Static
+from textual.screen import Screen
 
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError
-from evtui.export import Basket, write_export
+from evtui.export import Basket
 from evtui.library import IngestProgress, Library
-from evtui.models import SECTION_KINDS
-from evtui.render import aspect_chips, coverage_marker, highlight
-from evtui.search import DEFAULT_METHOD, METHODS, Searcher, SearchResult
+from evtui.search import Searcher, SearchResult
+from evtui.tui.commands import EvtuiCommands
+from evtui.tui.data import LibraryView
+from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady
+from evtui.tui.screens.loading import LoadingScreen
+from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
+from evtui.tui.screens.reader import ReaderScreen
+from evtui.tui.screens.search import SearchScreen
+from evtui.tui.widgets import AspectBar
 
 
-class LibraryReady(Message):
-    def __init__(self, library: Library, note: str) -> None:
-        super().__init__()
-        self.library = library
-        self.note = note
-
-
-class LibraryFailed(Message):
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-
-
-class IngestStep(Message):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
-class SearchDone(Message):
-    def __init__(self, result: SearchResult, seconds: float) -> None:
-        super().__init__()
-        self.result = result
-        self.seconds = seconds
-
-
-class SearchFailed(Message):
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-
-
-@dataclass
-class Filters:
-    section: str | None = None
-    method: str = DEFAULT_METHOD
-
-
-def _score_bar(score: float, best: float, width: int = 8) -> Text:
-    frac = 0.0 if best <= 0 else max(0.0, min(1.0, score / best))
-    full = int(round(frac * width))
-    return Text("█" * full + "░" * (width - full), style="green") + Text(f" {score:5.1f}", style="dim")
+def _screen_class(mode: str) -> type[Screen[Any]]:
+    module, name = EvtuiApp.MODE_SCREENS[mode]
+    return cast("type[Screen[Any]]", getattr(importlib.import_module(module), name))
 
 
 class EvtuiApp(App[None]):
     TITLE = "evtui"
     SUB_TITLE = "evidence search"
-    CSS = """
-    #query { margin: 0 1; }
-    #controls { height: 3; margin: 0 1; }
-    #controls Select { width: 30; }
-    #chips { height: auto; margin: 0 1; }
-    #status { height: 1; margin: 0 1; color: $text-muted; }
-    #main { height: 1fr; }
-    #results { width: 3fr; }
-    #detail { width: 2fr; border-left: solid $primary; padding: 0 1; }
-    #loading-box { height: 1fr; align: center middle; }
-    #loading-text { width: auto; margin: 1; }
-    """
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere find it too
+    # One mode per screen; each screen's module is imported when the mode is first opened (a quicker start).
+    MODE_SCREENS: ClassVar[dict[str, tuple[str, str]]] = {
+        "search": ("evtui.tui.screens.search", "SearchScreen"),
+        "library": ("evtui.tui.screens.library", "LibraryScreen"),
+        "bench": ("evtui.tui.screens.bench", "BenchScreen"),
+        "export": ("evtui.tui.screens.export", "ExportScreen"),
+    }
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {
+        mode: partial(lambda m: _screen_class(m)(), mode) for mode in MODE_SCREENS
+    }
+    COMMANDS = App.COMMANDS | {EvtuiCommands}
     BINDINGS = [
-        Binding("slash", "focus_query", "Query", show=True),
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
-        Binding("space", "toggle_select", "Select", show=True),
-        Binding("r", "results_only", "Results only", show=True),
-        Binding("e", "export", "Export", show=True),
-        Binding("question_mark", "help", "Help", show=True),
-        Binding("q", "quit", "Quit", show=True),
+        Binding("slash", "query", "Query", id="app.query"),
+        Binding("l", "mode('library')", "Library", id="app.library"),
+        Binding("b", "mode('bench')", "Bench", id="app.bench"),
+        Binding("e", "mode('export')", "Export", id="app.export"),
+        Binding("escape", "back", "Back to search", show=False, id="app.back"),
+        Binding("question_mark,f1", "help", "Help", id="app.help"),
+        Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.palette"),
+        Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, *, clock: Callable[[], float] = time.perf_counter) -> None:
         super().__init__()
         self.config = config or load_config()
+        self.clock = clock  # durations shown in the status line (tests pin it for stable snapshots)
         self.library: Library | None = None
+        self.view: LibraryView | None = None  # the UI thread's own connection (see evtui.tui.data)
         self.searcher: Searcher | None = None
-        self.result: SearchResult | None = None
         self.basket: Basket | None = None  # the persisted selection (evtui.export)
-        self.filters = Filters()
-        self._db_lock = threading.Lock()  # one DuckDB connection: searches and context reads take turns
+        self.result: SearchResult | None = None  # the Search screen's latest result
+        self.status_note = ""
+        # Workers share the Library's one DuckDB connection; they take turns.
+        self.db_lock = threading.RLock()
+        if self.config.theme in self.available_themes:
+            self.theme = self.config.theme
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Input(placeholder="hypothesis, claim, or (head, relation, tail) — enter to search", id="query")
-        with Horizontal(id="controls"):
-            yield Select([(k, k) for k in SECTION_KINDS], prompt="any section", id="section", allow_blank=True)
-            yield Select([(m, m) for m in METHODS], value=DEFAULT_METHOD, id="method", allow_blank=False)
-        yield Static(id="chips")
-        yield Static("opening the library…", id="status")
-        with Vertical(id="loading-box"):
-            yield LoadingIndicator()
-            yield Static("", id="loading-text")
-        with Horizontal(id="main"):
-            yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
-            with VerticalScroll(id="detail"):
-                yield Static("", id="detail-text")
-        yield Footer()
-
+    # -- start-up ----------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        table = self.query_one("#results", DataTable)
-        table.add_columns("#", "score", "asp", "sentence", "paper · section")
-        self.query_one("#main").display = False
+        self.apply_keymap()
+        self.switch_mode("search")
+        self.push_screen(LoadingScreen())
         self.open_library()
 
-    # -- library -----------------------------------------------------------------------------------
+    def apply_keymap(self) -> None:
+        """User overrides from config.toml: `[keymap]` maps a binding id (see `?`) to keys, e.g.
+        `"app.quit" = "ctrl+q"` or `"search.open" = "o,enter"`."""
+        keymap = {str(k): str(v) for k, v in (self.config.keymap or {}).items()}
+        if not keymap:
+            return
+        known = self.binding_ids()
+        unknown = sorted(set(keymap) - known)
+        if unknown:
+            self.notify(f"unknown binding id(s) in [keymap]: {', '.join(unknown)} (? lists the ids)",
+                        title="Keymap", severity="warning", timeout=10)
+        self.set_keymap({k: v for k, v in keymap.items() if k in known})
+
+    @classmethod
+    def mode_screens(cls) -> dict[str, type[Screen[Any]]]:
+        """The screen class of every mode (imports them all)."""
+        return {mode: _screen_class(mode) for mode in cls.MODE_SCREENS}
+
+    def mode_screen(self, mode: str) -> Screen[Any] | None:
+        """The base screen of `mode`, if that mode has been opened."""
+        stack = self._screen_stacks.get(mode) or []
+        return stack[0] if stack else None
+
+    def is_mode_screen(self, screen: Screen[Any]) -> bool:
+        return any(self.mode_screen(mode) is screen for mode in self.MODE_SCREENS)
+
+    @classmethod
+    def binding_ids(cls) -> set[str]:
+        classes: list[type] = [cls, *cls.mode_screens().values(), ReaderScreen, AspectBar, ConfirmScreen,
+                               AspectEditScreen, HelpScreen]
+        return {b.id for c in classes for b in getattr(c, "BINDINGS", []) if isinstance(b, Binding) and b.id}
+
     @work(thread=True, exclusive=True, group="library")
     def open_library(self) -> None:
         from evtui.demo import ensure_demo
 
         try:
             lib = Library(self.config)
-
-            def progress(p: IngestProgress) -> None:
-                self.post_message(IngestStep(
-                    f"loading the demo library: file {p.files_done}/{p.files_total}, {p.papers_seen:,} papers"))
-
-            report = ensure_demo(lib, progress)
         except EvtuiError as exc:
             self.post_message(LibraryFailed(str(exc)))
             return
-        stats = lib.store.stats()
+        except Exception as exc:  # noqa: BLE001 - a damaged data home must be reported, not crash
+            self.post_message(LibraryFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        try:
+            def progress(p: IngestProgress) -> None:
+                self.post_message(IngestStep(p))
+
+            report = ensure_demo(lib, progress)
+            lib.abbreviations()  # warm: the query bar parses as you type
+            stats = lib.store.stats()
+        except Exception as exc:  # noqa: BLE001
+            lib.close()
+            self.post_message(LibraryFailed(f"{type(exc).__name__}: {exc}"))
+            return
         note = f"{stats['papers']:,} papers · {stats['sentences']:,} sentences"
         if report is not None:
             note += f" (demo library loaded in {report.seconds:.1f}s)"
+        if lib.recovered:
+            note += f" · repaired {len(lib.recovered)} paper(s) an interrupted run left unfinished"
         self.post_message(LibraryReady(lib, note))
 
     def on_ingest_step(self, msg: IngestStep) -> None:
-        self.query_one("#loading-text", Static).update(msg.text)
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.step(msg)
 
     def on_library_ready(self, msg: LibraryReady) -> None:
         self.library = msg.library
+        try:
+            self.view = LibraryView(msg.library)
+            self.basket = Basket(self.view)  # type: ignore[arg-type]  # Basket needs .store only
+        except Exception as exc:  # noqa: BLE001
+            self.on_library_failed(LibraryFailed(f"cannot open a second connection to the library: {exc}"))
+            return
         self.searcher = Searcher(msg.library)
-        with self._db_lock:
-            self.basket = Basket(msg.library)
-        self.query_one("#loading-box").display = False
-        self.query_one("#main").display = True
-        self.query_one("#status", Static).update(msg.note)
-        self.query_one("#query", Input).focus()
+        self.status_note = msg.note
+        if isinstance(self.screen, LoadingScreen):
+            self.pop_screen()
+        search = self.search_screen()
+        if search is not None:
+            search.library_ready(msg.note)
 
     def on_library_failed(self, msg: LibraryFailed) -> None:
-        self.query_one("#loading-box").display = False
-        self.query_one("#status", Static).update(Text(f"cannot open the library: {msg.reason}", style="red"))
-        self.notify(msg.reason, title="Library", severity="error", timeout=10)
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.failed(msg.reason)
+        self.notify(msg.reason, title="Library", severity="error", timeout=15)
+
+    def on_library_changed(self, _msg: LibraryChanged) -> None:
+        search = self.search_screen()
+        if search is not None:
+            search.refresh_papers()
 
     def on_unmount(self) -> None:
+        bench = self.mode_screen("bench")
+        if bench is not None:
+            bench.cancel_event.set()  # type: ignore[attr-defined]
+            bench.close_drill_library()  # type: ignore[attr-defined]
+        if self.view is not None:
+            self.view.close()
         if self.library is not None:
-            self.library.close()
+            with self.db_lock:
+                self.library.close()
 
-    # -- search ------------------------------------------------------------------------------------
-    @on(Input.Submitted, "#query")
-    def submit(self, event: Input.Submitted) -> None:
-        self.run_search(event.value)
-
-    @on(Select.Changed)
-    def filters_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "section":
-            self.filters.section = None if event.value is Select.BLANK else str(event.value)
-        elif event.select.id == "method" and event.value is not Select.BLANK:
-            self.filters.method = str(event.value)
-        if self.result is not None:
-            self.run_search(self.query_one("#query", Input).value)
-
-    def run_search(self, text: str) -> None:
-        if self.searcher is None:
-            self.notify("the library is still opening", severity="warning")
-            return
-        if not text.strip():
-            self.notify("type a hypothesis, a claim or a (head, relation, tail) triplet", severity="warning")
-            return
-        self.query_one("#status", Static).update("searching…")
-        self.search_worker(text, self.filters.section, self.filters.method)
-
-    @work(thread=True, exclusive=True, group="search")
-    def search_worker(self, text: str, section: str | None, method: str) -> None:
-        import time
-
-        assert self.searcher is not None
-        t0 = time.perf_counter()
-        try:
-            with self._db_lock:
-                result = self.searcher.search(text, k=max(self.config.k, 50), section=section, method=method)
-        except EvtuiError as exc:
-            self.post_message(SearchFailed(str(exc)))
-            return
-        self.post_message(SearchDone(result, time.perf_counter() - t0))
-
-    def on_search_failed(self, msg: SearchFailed) -> None:
-        self.query_one("#status", Static).update(Text(msg.reason, style="red"))
-        self.notify(msg.reason, title="Query", severity="error")
-
-    def on_search_done(self, msg: SearchDone) -> None:
-        self.result = msg.result
-        aspects = msg.result.query.aspects
-        self.query_one("#chips", Static).update(
-            Text.assemble((f"{msg.result.query.mode} ", "bold"), aspect_chips(aspects)))
-        table = self.query_one("#results", DataTable)
-        table.clear()
-        best = max((e.score for e in msg.result.evidence), default=1.0)
-        selected = set(self.selected_ids())
-        for e in msg.result.evidence:
-            mark = "✓ " if e.sentence.id in selected else ""
-            table.add_row(
-                Text(f"{mark}{e.rank}"), _score_bar(e.score, best), coverage_marker(e.highlights, aspects),
-                highlight(e.sentence.text, e.highlights, aspects),
-                Text(f"{e.sentence.paper_id} · {e.sentence.section_title or e.sentence.section_kind}", style="cyan"),
-                key=e.sentence.id, height=None,
-            )
-        n = len(msg.result.evidence)
-        notes = "; ".join(n for n in msg.result.notes if not n.startswith("mode detected"))
-        self.query_one("#status", Static).update(
-            f"{n} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms" + (f" · {notes}" if notes else ""))
-        if n:
-            table.focus()
-            self.show_detail(0)
-        else:
-            self.query_one("#detail-text", Static).update("no matching sentences")
-
-    @on(DataTable.RowHighlighted, "#results")
-    def row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.show_detail(event.cursor_row)
-
-    def show_detail(self, row: int) -> None:
-        if self.result is None or not (0 <= row < len(self.result.evidence)) or self.library is None:
-            return
-        e = self.result.evidence[row]
-        aspects = self.result.query.aspects
-        with self._db_lock:
-            context = self.library.store.context(e.sentence.id, window=2)
-            paper = self.library.store.paper(e.sentence.paper_id)
-        out = Text()
-        if paper is not None:
-            out.append(paper.title + "\n", style="bold")
-            authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
-            meta = " · ".join(x for x in (authors, paper.journal or "", str(paper.year or "")) if x)
-            if meta:
-                out.append(meta + "\n", style="italic")
-            ids = " · ".join(x for x in (f"doi:{paper.doi}" if paper.doi else "", f"PMID {paper.pmid}" if paper.pmid else "",
-                                         paper.pmcid or "") if x)
-            out.append((ids or paper.id) + "\n", style="dim")
-        out.append(f"\n{e.sentence.section_title or e.sentence.section_kind}\n", style="bold cyan")
-        from evtui.query import compile_matcher
-
-        matcher = compile_matcher(aspects)
-        for s in context:
-            if s.id == e.sentence.id:
-                out.append_text(highlight(s.text, matcher.spans(s.text), aspects))
-            else:
-                out.append(s.text, style="dim")
-            out.append("\n")
-        covered = {h.aspect for h in e.highlights}
-        out.append("\naspects: ", style="bold")
-        out.append_text(coverage_marker(e.highlights, aspects))
-        out.append(f"  {len(covered)}/{len(aspects)} covered · BM25 {e.score:.2f}\n", style="dim")
-        self.query_one("#detail-text", Static).update(out)
-
-    # -- actions -----------------------------------------------------------------------------------
-    def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
-
-    def action_cursor_down(self) -> None:
-        self.query_one("#results", DataTable).action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        self.query_one("#results", DataTable).action_cursor_up()
-
-    def action_results_only(self) -> None:
-        sel = self.query_one("#section", Select)
-        sel.value = Select.BLANK if sel.value == "results" else "results"
+    # -- shared helpers ----------------------------------------------------------------------------
+    def search_screen(self) -> SearchScreen | None:
+        screen = self.mode_screen("search")
+        return screen if isinstance(screen, SearchScreen) else None
 
     def selected_ids(self) -> list[str]:
-        if self.basket is None:
-            return []
-        with self._db_lock:
-            return self.basket.ids()
+        return self.basket.ids() if self.basket is not None else []
 
-    def action_toggle_select(self) -> None:
-        table = self.query_one("#results", DataTable)
-        if self.result is None or not self.result.evidence or self.focused is not table or self.basket is None:
-            return
-        e = self.result.evidence[table.cursor_row]
-        with self._db_lock:
-            now = self.basket.toggle(e, self.result.query, self.result.method)
-            n = len(self.basket.ids())
-        table.update_cell_at(Coordinate(table.cursor_row, 0), Text(("✓ " if now else "") + str(e.rank)))
-        self.notify(f"{n} sentence(s) selected", timeout=2)
+    def abbreviations(self) -> dict[str, str]:
+        if self.library is None:
+            return {}
+        with self.db_lock:
+            return self.library.abbreviations()
 
-    def action_export(self) -> None:
+    def judge_service(self) -> Any | None:
+        try:
+            from evtui.judge import service
+        except ImportError:
+            return None
+        return service
+
+    def judge_model(self) -> str | None:
+        return getattr(self.config, "judge_model", None)
+
+    def judge_setting(self, name: str) -> Any:
+        return getattr(self.config, f"judge_{name}", None)
+
+    # -- actions -----------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"mode", "query"} and self.library is None:
+            return False
+        return True
+
+    async def action_mode(self, mode: str) -> None:
         if self.library is None:
             return
-        from pathlib import Path
+        # A dialog or the reader on top of the current mode closes first.
+        while len(self.screen_stack) > 1 and not self.is_mode_screen(self.screen):
+            await self.pop_screen()
+        await self.switch_mode(mode)
+        self.screen.refresh(layout=True)  # a pop and a switch in one tick can leave stale lines on a terminal
 
-        out = Path(self.config.export_path).expanduser()
-        try:
-            with self._db_lock:
-                n = write_export(self.library, out, "md")
-        except EvtuiError as exc:
-            self.notify(str(exc), title="Export", severity="warning")
+    async def action_query(self) -> None:
+        await self.action_mode("search")
+        search = self.search_screen()
+        if search is not None:
+            search.focus_query()
+
+    async def action_back(self) -> None:
+        if self.current_mode != "search" and self.library is not None:
+            await self.action_mode("search")
+
+    async def action_quit(self) -> None:
+        """Quit; a running benchmark sweep is cancelled first, after asking."""
+        bench: Any = self.mode_screen("bench")
+        if bench is None or not bench.running:
+            self.exit()
             return
-        self.notify(f"wrote {n} sentence(s) to {out}", title="Export")
+
+        def answer(yes: bool | None) -> None:
+            if yes and bench is not None:
+                bench.cancel_event.set()
+                self.exit()
+
+        self.push_screen(ConfirmScreen("A benchmark sweep is running", "Quitting cancels it (finished runs are "
+                                       "already stored).", yes="Quit"), answer)
+
+    async def run_in_mode(self, mode: str, action: str) -> None:
+        """From the command palette: switch to `mode`, then run one of its screen's actions there."""
+        await self.action_mode(mode)
+        await self.run_action(action, self.screen)
 
     def action_help(self) -> None:
-        lines = [f"{b.key:>14}  {b.description}" for b in self.BINDINGS if isinstance(b, Binding)]
-        self.notify("\n".join(["enter  search", *lines]), title="Keys", timeout=8)
+        screen = self.screen
+        rows: list[tuple[str, str, str]] = []
+        seen: set[tuple[str, str]] = set()
+        for key, active in screen.active_bindings.items():
+            b = active.binding
+            if not b.description or (b.action, b.description) in seen:
+                continue
+            seen.add((b.action, b.description))
+            keys = self.get_key_display(b)
+            same = [k for k, a in screen.active_bindings.items() if a.binding.action == b.action and k != key]
+            if same:
+                keys = " ".join([keys, *(self.get_key_display(Binding(k, b.action)) for k in same)])
+            rows.append((keys, b.description, b.id or ""))
+        rows.append(("enter", "search (in the query bar)", ""))
+        title = type(screen).__name__.removesuffix("Screen")
+        self.push_screen(HelpScreen(title, rows))
+
 
 
 def run(config: Config | None = None) -> None:

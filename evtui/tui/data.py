@@ -1,0 +1,114 @@
+"""What the screens share besides widgets: the UI thread's own view of the library, and cell renderers.
+
+The Library's DuckDB connection belongs to the workers (search, ingest, judge, bench saves take turns on it
+under `EvtuiApp.db_lock`). The UI thread reads through a *second* connection to the same in-process database
+(`LibraryView`), so a long ingest never freezes the detail pane, the paper reader or the selection basket.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from evtui.config import Config
+from evtui.store import Store
+
+if TYPE_CHECKING:
+    from evtui.library import Library
+
+# Rubric level (0–5) → colour of the judge score; the same scale the CLI's judge output uses.
+LEVEL_COLORS: dict[int, str] = {
+    0: "grey50", 1: "red3", 2: "dark_orange", 3: "yellow3", 4: "chartreuse3", 5: "bold green1",
+}
+STANCE_GLYPHS: dict[str, str] = {"supports": "▲", "refutes": "▼", "neutral": "●"}
+
+
+class LibraryView:
+    """A second connection to the library's database for the UI thread (DuckDB shares the open database
+    between connections of one process). It has the `store` and `config` that Basket and write_export use."""
+
+    def __init__(self, library: Library) -> None:
+        self.config: Config = library.config
+        self.store = Store(library.config.db_path)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def score_bar(score: float, best: float, width: int = 8) -> Text:
+    frac = 0.0 if best <= 0 else max(0.0, min(1.0, score / best))
+    full = int(round(frac * width))
+    out = Text()
+    out.append("█" * full + "░" * (width - full), style="green")
+    out.append(f"{score:6.1f}", style="dim")
+    return out
+
+
+def judge_cell(judgment: Any | None, pending: bool = False) -> Text:
+    """Judge score 0–100 coloured by rubric level, with the stance glyph (▲ supports, ▼ refutes, ● neutral)."""
+    if judgment is None:
+        return Text("  …" if pending else "", style="dim")
+    status = getattr(judgment, "status", "ok")
+    if status == "skipped":
+        return Text("  –", style="dim")
+    if status != "ok":
+        return Text("  ✗", style="red")
+    level = int(judgment.level)
+    glyph = STANCE_GLYPHS.get(judgment.stance, "?")
+    return Text(f"{glyph} {int(judgment.score):3d}", style=LEVEL_COLORS.get(level, ""))
+
+
+def judge_lines(judgment: Any) -> Text:
+    """The judge's verdict for the detail pane: level, score, stance, confidence, rationale, model."""
+    out = Text()
+    out.append("judge ", style="bold")
+    if getattr(judgment, "status", "ok") != "ok":
+        out.append(f"{judgment.status}: {judgment.error or 'no verdict'}\n", style="red")
+        return out
+    style = LEVEL_COLORS.get(int(judgment.level), "")
+    label = getattr(judgment, "label", "")
+    out.append(f"{int(judgment.score)}/100 · level {judgment.level} {label}", style=style)
+    out.append(f" · {STANCE_GLYPHS.get(judgment.stance, '?')} {judgment.stance}")
+    out.append(f" · confidence {judgment.confidence}/10\n")
+    if judgment.rationale:
+        out.append(judgment.rationale + "\n", style="italic")
+    out.append(f"{judgment.judge} · {judgment.model}", style="dim")
+    if getattr(judgment, "cost", 0.0):
+        out.append(f" · ${judgment.cost:.4f}", style="dim")
+    out.append("\n")
+    return out
+
+
+def short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def default_dataset() -> Path | None:
+    """The EvidenceBench dev set beside the checkout (../shared), when there is one."""
+    rel = Path("..") / "shared" / "datasets" / "evidencebench" / "evidencebench_dev_set.json"
+    repo = Path(__file__).resolve().parents[2]
+    for cand in (Path.cwd() / rel, repo / rel):
+        if cand.is_file():
+            return cand.resolve()
+    return None
+
+
+def bar(value: float, total: float, width: int, style: str) -> Text:
+    """A horizontal bar with eighth-block resolution."""
+    frac = 0.0 if total <= 0 else max(0.0, min(1.0, value / total))
+    eighths = int(round(frac * width * 8))
+    full, rest = divmod(eighths, 8)
+    out = Text("█" * full, style=style)
+    if rest:
+        out.append(" ▏▎▍▌▋▊▉"[rest], style=style)
+    out.append(" " * max(0, width - full - (1 if rest else 0)))
+    return out
+
+
+def unique(items: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    return [x for x in items if not (x in seen or seen.add(x))]  # type: ignore[func-returns-value]

@@ -1,0 +1,112 @@
+"""Typed messages: how workers (threads) report back to the screens that started them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from evtui.library import IngestProgress, IngestReport, Library
+    from evtui.search import SearchResult
+
+
+class LibraryReady(Message):
+    def __init__(self, library: Library, note: str) -> None:
+        super().__init__()
+        self.library = library
+        self.note = note
+
+
+class LibraryFailed(Message):
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class IngestStep(Message):
+    """Progress of an ingest (the demo library on first launch, or files added in the Library screen)."""
+
+    def __init__(self, progress: IngestProgress) -> None:
+        super().__init__()
+        self.files_done = progress.files_done
+        self.files_total = progress.files_total
+        self.papers_seen = progress.papers_seen
+        self.current = progress.current
+
+
+class IngestFinished(Message):
+    def __init__(self, report: IngestReport) -> None:
+        super().__init__()
+        self.report = report
+
+
+class LibraryChanged(Message):
+    """Papers were added or removed: lists and suggestions refresh."""
+
+
+class SearchDone(Message):
+    def __init__(self, result: SearchResult, seconds: float, keep_row: int = 0) -> None:
+        super().__init__()
+        self.result = result
+        self.seconds = seconds
+        self.keep_row = keep_row
+
+
+class WorkFailed(Message):
+    """Any worker's failure, with the reason fit to show (`what` names the flow: Query, Ingest, Judge...)."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__()
+        self.what = what
+        self.reason = reason
+
+
+class JudgeEstimate(Message):
+    def __init__(self, estimate: Any, n: int) -> None:
+        super().__init__()
+        self.estimate = estimate
+        self.n = n
+
+
+class JudgeScored(Message):
+    def __init__(self, judgment: Any) -> None:
+        super().__init__()
+        self.judgment = judgment
+
+
+class JudgeDone(Message):
+    def __init__(self, judgments: list[Any], seconds: float) -> None:
+        super().__init__()
+        self.judgments = judgments
+        self.seconds = seconds
+
+
+class SweepProgress(Message):
+    def __init__(self, run: int, runs: int, done: int, total: int, label: str) -> None:
+        super().__init__()
+        self.run = run
+        self.runs = runs
+        self.done = done
+        self.total = total
+        self.label = label
+
+
+class SweepRunDone(Message):
+    def __init__(self, result: dict[str, Any]) -> None:
+        super().__init__()
+        self.result = result
+
+
+class SweepFinished(Message):
+    def __init__(self, completed: int, cancelled: bool) -> None:
+        super().__init__()
+        self.completed = completed
+        self.cancelled = cancelled
+
+
+class ItemDetail(Message):
+    def __init__(self, key: str, text: Any) -> None:
+        super().__init__()
+        self.key = key
+        self.text = text

@@ -1,0 +1,212 @@
+"""The Export screen: the selection basket — reorder, remove, preview the Markdown, save to a path."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Header, Input, Label, Markdown, Select, Static
+
+from evtui.errors import EvtuiError
+from evtui.export import FORMATS, Selected, render, to_markdown, write_export
+from evtui.render import coverage_marker
+from evtui.tui.data import short
+from evtui.tui.screens.modals import ConfirmScreen
+from evtui.tui.suggest import PathSuggester
+from evtui.tui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from evtui.tui.app import EvtuiApp
+
+
+def now() -> datetime:
+    """The export date in the preview's footer (tests pin it for stable snapshots)."""
+    return datetime.now(timezone.utc)
+
+
+class ExportScreen(Screen[None]):
+    BINDINGS = [
+        Binding("K,shift+up", "move(-1)", "Move up", id="export.up"),
+        Binding("J,shift+down", "move(1)", "Move down", id="export.down"),
+        Binding("j", "cursor(1)", "Down", show=False, id="export.cursor_down"),
+        Binding("k", "cursor(-1)", "Up", show=False, id="export.cursor_up"),
+        Binding("x,delete", "remove", "Remove", id="export.remove"),
+        Binding("ctrl+s", "save", "Save", id="export.save"),
+        Binding("w", "focus_path", "Save to…", id="export.path"),
+        Binding("m", "toggle_preview", "Raw/rendered", id="export.raw"),
+        Binding("o", "open_paper", "Open paper", id="export.open"),
+        Binding("C", "clear", "Clear all", id="export.clear"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[Selected] = []
+        self.raw = False
+        self._loaded = False
+
+    @property
+    def evtui(self) -> EvtuiApp:
+        return cast("EvtuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="export-main"):
+            with Vertical(id="basket-pane"):
+                yield Label("", id="basket-title")
+                yield DataTable(id="basket", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="preview-pane"):
+                yield Markdown(id="preview")
+                yield Static(id="preview-raw")
+        with Horizontal(id="save-row"):
+            yield Input(placeholder="file to write", id="export-path", suggester=PathSuggester())
+            yield Select([(f, f) for f in FORMATS], value="md", id="export-format", allow_blank=False)
+            yield Button("Save", id="save", variant="primary")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).value = self.evtui.config.export_path
+        self.query_one("#preview-raw").display = False
+        table = self.query_one("#basket", DataTable)
+        table.add_column("#", key="n", width=3)
+        table.add_column("asp", key="asp", width=4)
+        table.add_column("sentence", key="sentence", width=None)
+        table.add_column("paper", key="paper", width=16)
+        self.call_after_refresh(self.reload)
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        if self._loaded:
+            self.reload()
+
+    def reload(self, keep: int | None = None) -> None:
+        basket = self.evtui.basket
+        if basket is None:
+            return
+        self._loaded = True
+        self.items = basket.items()
+        table = self.query_one("#basket", DataTable)
+        row = table.cursor_row if keep is None else keep
+        table.clear()
+        pane = self.query_one("#basket-pane").size.width or self.app.size.width // 2
+        width = max(20, pane - (3 + 4 + 16) - 2 * 4 - 2)
+        for n, it in enumerate(self.items, 1):
+            paper = it.paper.id if it.paper else "—"
+            table.add_row(str(n), coverage_marker(it.highlights, it.aspects), short(it.text, width),
+                          Text(short(paper, 16), style="cyan"), key=it.sentence_id)
+        if self.items:
+            table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
+        n = len(self.items)
+        self.query_one("#basket-title", Label).update(
+            Text.assemble((f"Selection · {n} sentence(s)", "bold"),
+                          ("   J/K move · x remove · ctrl+s save" if n else "   space selects a result", "dim")))
+        self.update_preview()
+
+    def update_preview(self) -> None:
+        if not self.items:
+            text = "*Nothing selected yet: select results with space on the Search screen or in the reader.*"
+        else:
+            fmt = str(self.query_one("#export-format", Select).value)
+            text = to_markdown(self.items, now=now()) if fmt == "md" else render(self.items, fmt)
+        md = self.query_one("#preview", Markdown)
+        raw = self.query_one("#preview-raw", Static)
+        fmt = str(self.query_one("#export-format", Select).value)
+        show_raw = self.raw or fmt != "md"
+        md.display = not show_raw
+        raw.display = show_raw
+        if show_raw:
+            raw.update(Text(text))
+        else:
+            md.update(text)
+
+    @on(Select.Changed, "#export-format")
+    def format_changed(self, event: Select.Changed) -> None:
+        path = self.query_one("#export-path", Input)
+        stem = path.value.rsplit(".", 1)[0] if "." in Path(path.value).name else path.value
+        ext = {"md": ".md", "jsonl": ".jsonl", "bibtex": ".bib"}.get(str(event.value), "")
+        if path.value:
+            path.value = stem + ext
+        self.update_preview()
+
+    def current(self) -> Selected | None:
+        table = self.query_one("#basket", DataTable)
+        row = table.cursor_row
+        return self.items[row] if 0 <= row < len(self.items) else None
+
+    def action_cursor(self, delta: int) -> None:
+        table = self.query_one("#basket", DataTable)
+        table.move_cursor(row=table.cursor_row + delta)
+
+    def action_move(self, delta: int) -> None:
+        it = self.current()
+        basket = self.evtui.basket
+        if it is None or basket is None:
+            return
+        row = self.query_one("#basket", DataTable).cursor_row
+        basket.move(it.sentence_id, delta)
+        self.reload(keep=max(0, min(len(self.items) - 1, row + delta)))
+
+    def action_remove(self) -> None:
+        it = self.current()
+        basket = self.evtui.basket
+        if it is None or basket is None:
+            return
+        row = self.query_one("#basket", DataTable).cursor_row
+        basket.remove(it.sentence_id)
+        self.notify(f"removed from the selection: {short(it.text, 60)}", title="Selection", timeout=3)
+        self.reload(keep=row)
+
+    def action_clear(self) -> None:
+        basket = self.evtui.basket
+        if basket is None or not self.items:
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes and basket is not None:
+                basket.clear()
+                self.reload()
+
+        self.app.push_screen(ConfirmScreen("Clear the selection?", f"{len(self.items)} sentence(s) leave it."),
+                             confirmed)
+
+    def action_toggle_preview(self) -> None:
+        self.raw = not self.raw
+        self.update_preview()
+
+    def action_focus_path(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    def action_open_paper(self) -> None:
+        it = self.current()
+        if it is None or it.paper is None:
+            return
+        from evtui.models import ParsedQuery
+        from evtui.tui.screens.reader import ReaderScreen
+
+        parsed = ParsedQuery(text=it.query, mode=it.mode, aspects=it.aspects)
+        self.app.push_screen(ReaderScreen(it.paper.id, parsed, it.method, focus=it.sentence_id))
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        view = self.evtui.view
+        if view is None:
+            return
+        raw = self.query_one("#export-path", Input).value.strip()
+        if not raw:
+            self.notify("type the file to write", title="Export", severity="warning")
+            return
+        fmt = str(self.query_one("#export-format", Select).value)
+        out = Path(raw).expanduser()
+        try:
+            n = write_export(view, out, fmt)  # type: ignore[arg-type]
+        except EvtuiError as exc:
+            self.notify(str(exc), title="Export", severity="error")
+            return
+        self.notify(f"wrote {n} sentence(s) to {out}", title="Export")

@@ -1,0 +1,218 @@
+"""The Library screen: the papers with their counts and sources; add files or folders; remove a paper."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Header, Input, ProgressBar, Static
+
+from evtui.errors import EvtuiError
+from evtui.library import IngestProgress
+from evtui.models import Paper
+from evtui.tui.data import short
+from evtui.tui.messages import IngestFinished, IngestStep, LibraryChanged, WorkFailed
+from evtui.tui.screens.modals import ConfirmScreen
+from evtui.tui.suggest import PathSuggester
+from evtui.tui.widgets import PagedTable
+from evtui.tui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from evtui.tui.app import EvtuiApp
+
+
+class LibraryScreen(Screen[None]):
+    BINDINGS = [
+        Binding("a", "focus_path", "Add papers", id="library.add"),
+        Binding("x,delete", "remove", "Remove paper", id="library.remove"),
+        Binding("o", "open_paper", "Open paper", id="library.open"),
+        Binding("j", "cursor_down", "Down", show=False, id="library.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="library.up"),
+        Binding("ctrl+r", "reload", "Reload", id="library.reload"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ingesting = False
+
+    @property
+    def evtui(self) -> EvtuiApp:
+        return cast("EvtuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="library-stats")
+        with Horizontal(id="add-row"):
+            yield Input(placeholder="file or folder to add (→ completes, enter ingests)", id="add-path",
+                        suggester=PathSuggester())
+        with Horizontal(id="ingest-row"):
+            yield ProgressBar(id="ingest-bar", show_eta=True)
+            yield Static(id="ingest-text")
+        yield PagedTable(id="papers", cursor_type="row", zebra_stripes=True)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#ingest-row").display = False
+        self.action_reload()
+        self.query_one("#papers", PagedTable).focus()
+
+    # -- listing -----------------------------------------------------------------------------------
+    def action_reload(self) -> None:
+        view = self.evtui.view
+        if view is None:
+            return
+        papers = view.store.papers()
+        stats = view.store.stats()
+        formats = ", ".join(f"{k} {v:,}" for k, v in stats["formats"].items())  # type: ignore[attr-defined]
+        self.query_one("#library-stats", Static).update(Text.assemble(
+            (f"{stats['papers']:,} papers · {stats['sentences']:,} sentences", "bold"),
+            (f"   {formats}" if formats else "   empty: add files or folders below", "dim")))
+        table: PagedTable[Paper] = self.query_one("#papers", PagedTable)
+        keep = table.cursor_row
+        table.clear(columns=True)
+        table.add_column("id", width=22)
+        table.add_column("year", width=4)
+        table.add_column("title")
+        table.add_column("sentences", width=9)
+        table.add_column("format", width=12)
+        table.add_column("source", width=28)
+
+        def row(p: Paper) -> tuple[list[object], str, int | None]:
+            return ([p.id, str(p.year or ""), short(p.title, 70), Text(f"{p.n_sentences:>9,}"), p.source_format,
+                     Text(short(os.path.basename(p.source_path), 28), style="dim")], p.id, 1)
+
+        table.load(papers, row, upto=min(keep, max(0, len(papers) - 1)))
+        if papers:
+            table.move_cursor(row=min(keep, len(papers) - 1), animate=False)
+
+    def action_cursor_down(self) -> None:
+        self.query_one("#papers", PagedTable).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one("#papers", PagedTable).action_cursor_up()
+
+    def selected_paper(self) -> Paper | None:
+        table: PagedTable[Paper] = self.query_one("#papers", PagedTable)
+        return table.item_at_cursor()
+
+    def action_open_paper(self) -> None:
+        p = self.selected_paper()
+        if p is None:
+            return
+        from evtui.tui.screens.reader import ReaderScreen
+
+        self.app.push_screen(ReaderScreen(p.id))
+
+    # -- adding ------------------------------------------------------------------------------------
+    def action_focus_path(self) -> None:
+        self.query_one("#add-path", Input).focus()
+
+    @on(Input.Submitted, "#add-path")
+    def add(self, event: Input.Submitted) -> None:
+        raw = event.value.strip()
+        if not raw:
+            self.notify("type a file or folder to add", title="Library", severity="warning")
+            return
+        path = Path(raw).expanduser()
+        if not path.exists():
+            self.notify(f"{path} does not exist", title="Library", severity="error")
+            return
+        if self.ingesting:
+            self.notify("an ingest is already running", title="Library", severity="warning")
+            return
+        self.ingesting = True
+        self.query_one("#ingest-row").display = True
+        bar = self.query_one("#ingest-bar", ProgressBar)
+        bar.update(total=None, progress=0)
+        self.query_one("#ingest-text", Static).update(f"reading {path.name}…")
+        self.ingest_worker(path)
+
+    @work(thread=True, exclusive=True, group="ingest")
+    def ingest_worker(self, path: Path) -> None:
+        app = self.evtui
+        assert app.library is not None
+
+        def progress(p: IngestProgress) -> None:
+            self.post_message(IngestStep(p))
+
+        try:
+            with app.db_lock:
+                report = app.library.ingest([path], on_progress=progress)
+        except EvtuiError as exc:
+            self.post_message(WorkFailed("Ingest", str(exc)))
+            return
+        except Exception as exc:  # noqa: BLE001 - a loader bug must not take the app down
+            self.post_message(WorkFailed("Ingest", f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(IngestFinished(report))
+
+    def on_ingest_step(self, msg: IngestStep) -> None:
+        bar = self.query_one("#ingest-bar", ProgressBar)
+        bar.update(total=msg.files_total or None, progress=msg.files_done)
+        name = short(os.path.basename(msg.current), 40)
+        self.query_one("#ingest-text", Static).update(
+            f"file {msg.files_done}/{msg.files_total} · {msg.papers_seen:,} papers · {name}")
+
+    def on_ingest_finished(self, msg: IngestFinished) -> None:
+        self.ingesting = False
+        r = msg.report
+        bar = self.query_one("#ingest-bar", ProgressBar)
+        bar.update(total=max(1, r.files), progress=max(1, r.files))
+        summary = (f"{r.added} added, {r.replaced} replaced, {r.unchanged} unchanged · {r.sentences:,} sentences "
+                   f"from {r.files} file(s) in {r.seconds:.1f}s")
+        self.query_one("#ingest-text", Static).update(summary)
+        self.notify(summary, title="Ingest", severity="warning" if r.errors else "information")
+        for e in r.errors[:5]:
+            self.notify(f"{os.path.basename(e.path)}: {e.reason}", title="Not loaded", severity="error", timeout=10)
+        if len(r.errors) > 5:
+            self.notify(f"… and {len(r.errors) - 5} more file(s) not loaded", title="Not loaded", severity="error")
+        self.query_one("#add-path", Input).value = ""
+        self.action_reload()
+        self.evtui.post_message(LibraryChanged())
+
+    def on_work_failed(self, msg: WorkFailed) -> None:
+        self.ingesting = False
+        self.query_one("#ingest-text", Static).update(Text(msg.reason, style="red"))
+        self.notify(msg.reason, title=msg.what, severity="error", timeout=10)
+
+    # -- removing ----------------------------------------------------------------------------------
+    def action_remove(self) -> None:
+        p = self.selected_paper()
+        if p is None:
+            return
+        if self.ingesting:
+            self.notify("wait for the ingest to finish", title="Library", severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.remove_worker(p.id)
+
+        body = Text.assemble((p.title + "\n", "bold"), (f"{p.id} · {p.n_sentences:,} sentences", "dim"),
+                             "\n\nIts sentences leave the library and the index; selected ones stay in the "
+                             "basket as \"no longer in the library\".")
+        self.app.push_screen(ConfirmScreen("Remove this paper?", body, yes="Remove"), confirmed)
+
+    @work(thread=True, exclusive=True, group="ingest")
+    def remove_worker(self, paper_id: str) -> None:
+        app = self.evtui
+        assert app.library is not None
+        try:
+            with app.db_lock:
+                n = app.library.remove([paper_id])
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(WorkFailed("Remove", f"cannot remove {paper_id}: {exc}"))
+            return
+        self.app.call_from_thread(self.removed, paper_id, n)
+
+    def removed(self, paper_id: str, n: int) -> None:
+        self.notify(f"removed {paper_id}" if n else f"{paper_id} was already gone", title="Library")
+        self.action_reload()
+        self.evtui.post_message(LibraryChanged())

@@ -1,0 +1,128 @@
+"""Small modal dialogs: confirm, edit an aspect, the key help."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from evtui.models import Aspect
+
+ROLES = ("head", "relation", "tail", "concept")
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Yes / no. `y` or enter confirms, `n` or escape cancels."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, title: str, body: str | Text, yes: str = "Yes") -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static(self.body, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.yes} (y)", variant="primary", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class AspectEditScreen(ModalScreen["Aspect | None"]):
+    """Edit one aspect: its label, the surface terms it matches, its role. Empty terms: derived from the label."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="aspect.cancel")]
+
+    def __init__(self, aspect: Aspect, derive: object) -> None:
+        super().__init__()
+        self.aspect = aspect
+        self.derive = derive  # (label, role) -> terms
+
+    def compose(self) -> ComposeResult:
+        a = self.aspect
+        with Vertical(classes="dialog"):
+            yield Label(f"Aspect {a.id}", classes="dialog-title")
+            yield Label("label")
+            yield Input(a.label, placeholder="e.g. colorectal cancer", id="label")
+            yield Label("terms it matches (comma-separated; empty: derived from the label)")
+            yield Input(", ".join(a.terms), placeholder="derived from the label", id="terms")
+            yield Label("role")
+            yield Select([(r, r) for r in ROLES], value=a.role if a.role in ROLES else "concept", id="role",
+                         allow_blank=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (enter)", variant="primary", id="save")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#label", Input).focus()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#save")
+    def save(self) -> None:
+        label = self.query_one("#label", Input).value.strip()
+        if not label:
+            self.notify("an aspect needs a label", title="Aspect", severity="warning")
+            return
+        role = str(self.query_one("#role", Select).value)
+        raw = self.query_one("#terms", Input).value
+        terms = [t.strip() for t in raw.split(",") if t.strip()]
+        unchanged_terms = terms == list(self.aspect.terms)
+        if not terms or (unchanged_terms and (label != self.aspect.label or role != self.aspect.role)):
+            terms = list(self.derive(label, role))  # type: ignore[operator]
+        if label not in terms:
+            terms.insert(0, label)
+        self.dismiss(Aspect(self.aspect.id, label, terms, role))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the screen underneath and of the app, with what it does (keymap overrides included)."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "close", "Close", id="help.close")]
+
+    def __init__(self, title: str, rows: Iterable[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.rows = list(rows)
+
+    def compose(self) -> ComposeResult:
+        table = Table(box=None, expand=True, show_header=True, header_style="bold")
+        table.add_column("key", style="bold cyan", no_wrap=True)
+        table.add_column("does")
+        table.add_column("id (for [keymap] in config.toml)", style="dim", no_wrap=True)
+        for key, desc, bid in self.rows:
+            table.add_row(key, desc, bid)
+        with Vertical(classes="dialog help"):
+            yield Label(f"Keys · {self.title_text}", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(table)
+            yield Static("ctrl+p opens the command palette with every action · esc closes", classes="dim")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,209 @@
+"""The paper reader: the whole paper by section, the query's matches in aspect colours, n/p between hits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
+from evtui.render import aspect_chips, highlight
+from evtui.tui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from evtui.tui.app import EvtuiApp
+
+
+class ReaderScreen(Screen[None]):
+    BINDINGS = [
+        Binding("n", "next_hit", "Next hit", id="reader.next"),
+        Binding("p", "previous_hit", "Previous hit", id="reader.previous"),
+        Binding("space", "toggle_select", "Select", id="reader.select"),
+        Binding("j", "cursor_down", "Down", show=False, id="reader.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="reader.up"),
+        Binding("escape", "close", "Back", id="reader.back"),
+    ]
+
+    def __init__(self, paper_id: str, parsed: ParsedQuery | None = None, method: str = "",
+                 hits: list[Evidence] | None = None, *, focus: str | None = None) -> None:
+        super().__init__()
+        self.paper_id = paper_id
+        self.parsed = parsed
+        self.method = method
+        self.ranked = {e.sentence.id: e for e in hits or []}
+        self.focus_id = focus
+        self.paper: Paper | None = None
+        self.sentences: dict[str, Sentence] = {}
+        self.spans: dict[str, list[Span]] = {}
+        self.hits: list[str] = []  # sentence ids, in reading order
+        self.selected: set[str] = set()
+
+    @property
+    def evtui(self) -> EvtuiApp:
+        return cast("EvtuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="reader-head")
+        yield OptionList(id="reader-text")
+        yield Static(id="reader-status")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        view = self.evtui.view
+        if view is None:
+            return
+        self.paper = view.store.paper(self.paper_id)
+        sentences = view.store.sentences(self.paper_id)
+        if self.paper is None or not sentences:
+            self.notify(f"paper {self.paper_id} is not in the library", title="Reader", severity="error")
+            self.app.pop_screen()
+            return
+        self.selected = set(self.evtui.selected_ids())
+        aspects = self.parsed.aspects if self.parsed else []
+        matcher = None
+        if aspects:
+            from evtui.query import compile_matcher
+
+            matcher = compile_matcher(aspects)
+        options: list[Option] = []
+        section = None
+        for s in sentences:
+            self.sentences[s.id] = s
+            self.spans[s.id] = matcher.spans(s.text) if matcher and not s.is_heading else []
+            title = s.section_title or s.section_kind
+            if title != section and not s.is_heading and s.section_kind != "title":
+                options.append(Option(Text(title, style="bold cyan"), disabled=True))
+            section = title
+            if s.is_heading:
+                options.append(Option(Text(s.text, style="bold cyan"), id=s.id, disabled=True))
+            else:
+                options.append(Option(self.prompt(s), id=s.id))
+        self.hits = [s.id for s in sentences if s.id in self.ranked]
+        if not self.hits and aspects:
+            # Opened without ranked hits in this paper: the sentences that cover the most aspects.
+            best = max((len({h.aspect for h in sp}) for sp in self.spans.values()), default=0)
+            self.hits = [s.id for s in sentences if best and len({h.aspect for h in self.spans[s.id]}) == best]
+        ol = self.query_one(OptionList)
+        ol.add_options(options)
+        self.render_head()
+        target = self.focus_id or (self.hits[0] if self.hits else None)
+        if target is not None:
+            self.call_after_refresh(self.goto, target)
+        ol.focus()
+
+    def render_head(self) -> None:
+        p = self.paper
+        if p is None:
+            return
+        out = Text(p.title + "\n", style="bold")
+        authors = ", ".join(p.authors[:4]) + (" et al." if len(p.authors) > 4 else "")
+        meta = " · ".join(x for x in (authors, p.journal or "", str(p.year or ""), p.id) if x)
+        out.append(meta + "\n", style="italic dim")
+        if self.parsed is not None:
+            out.append_text(aspect_chips(self.parsed.aspects))
+            out.append(f"   {len(self.hits)} hit(s) · n next · p previous", style="dim")
+        else:
+            out.append(f"{len(self.sentences)} sentences", style="dim")
+        self.query_one("#reader-head", Static).update(out)
+
+    def prompt(self, s: Sentence) -> Text:
+        aspects = self.parsed.aspects if self.parsed else []
+        e = self.ranked.get(s.id)
+        out = Text()
+        out.append("✓" if s.id in self.selected else " ", style="bold green")
+        if e is not None:
+            out.append(f"#{e.rank:<3}", style="bold reverse")
+            out.append(" ")
+        else:
+            out.append("     ")
+        out.append_text(highlight(s.text, self.spans.get(s.id, []), aspects,
+                                  base_style="bold" if s.section_kind == "title" else ""))
+        return out
+
+    def goto(self, sentence_id: str) -> None:
+        ol = self.query_one(OptionList)
+        try:
+            ol.highlighted = ol.get_option_index(sentence_id)
+        except Exception:  # noqa: BLE001 - an unknown id leaves the cursor where it is
+            return
+        ol.scroll_to_highlight(top=False)
+        self.show_status()
+
+    def current_id(self) -> str | None:
+        opt = self.query_one(OptionList).highlighted_option
+        return opt.id if opt is not None else None
+
+    def show_status(self) -> None:
+        sid = self.current_id()
+        out = Text()
+        if sid in self.hits:
+            out.append(f"hit {self.hits.index(sid) + 1}/{len(self.hits)}", style="bold")
+            e = self.ranked.get(sid or "")
+            if e is not None:
+                out.append(f" · rank {e.rank} · score {e.score:.2f}")
+        elif self.hits:
+            out.append(f"{len(self.hits)} hit(s)", style="dim")
+        if sid is not None:
+            s = self.sentences[sid]
+            out.append(f"  {s.section_title or s.section_kind} · sentence {s.position}", style="dim")
+        out.append(f"  · {len(self.selected)} selected", style="dim")
+        self.query_one("#reader-status", Static).update(out)
+
+    def on_option_list_option_highlighted(self) -> None:
+        self.show_status()
+
+    def _jump(self, step: int) -> None:
+        if not self.hits:
+            self.notify("no hits of the query in this paper", title="Reader", severity="warning")
+            return
+        order = {sid: i for i, sid in enumerate(self.sentences)}
+        here = order.get(self.current_id() or "", -1)
+        hits = sorted(self.hits, key=lambda sid: order[sid])
+        if step > 0:
+            nxt = next((h for h in hits if order[h] > here), hits[0])
+        else:
+            nxt = next((h for h in reversed(hits) if order[h] < here), hits[-1])
+        self.goto(nxt)
+
+    def action_next_hit(self) -> None:
+        self._jump(1)
+
+    def action_previous_hit(self) -> None:
+        self._jump(-1)
+
+    def action_cursor_down(self) -> None:
+        self.query_one(OptionList).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one(OptionList).action_cursor_up()
+
+    def action_toggle_select(self) -> None:
+        app = self.evtui
+        sid = self.current_id()
+        if sid is None or app.basket is None or self.paper is None:
+            return
+        s = self.sentences[sid]
+        e = self.ranked.get(sid) or Evidence(rank=0, sentence=s, title=self.paper.title, score=0.0,
+                                             highlights=self.spans.get(sid, []))
+        parsed = self.parsed or ParsedQuery(text=f"read in {self.paper.id}", mode="claim", aspects=[])
+        try:
+            now = app.basket.toggle(e, parsed, self.method or "reader")
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"cannot change the selection: {exc}", title="Select", severity="error")
+            return
+        if now:
+            self.selected.add(sid)
+        else:
+            self.selected.discard(sid)
+        ol = self.query_one(OptionList)
+        ol.replace_option_prompt(sid, self.prompt(s))
+        self.show_status()
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Smoke test of the real terminal app: `evtui` in tmux, driven by keys, its screen read back with capture-pane.
+# A small library is built from tests/fixtures/core in a throw-away EVTUI_HOME; nothing of the user's is touched.
+# Keys: a triplet query, enter, j, space (select), e (export screen), q (quit). Exits non-zero on any miss.
+set -u
+cd "$(dirname "$0")/.."
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "tui-smoke: skipped: tmux not found"
+  exit 0
+fi
+EVTUI="${EVTUI:-evtui}"
+if ! command -v "$EVTUI" >/dev/null 2>&1; then
+  echo "tui-smoke: the evtui command is not installed (pip install -e .)" >&2
+  exit 1
+fi
+work="$(mktemp -d)"
+session="evtui-smoke-$$"
+cleanup() { tmux kill-session -t "$session" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+export EVTUI_HOME="$work/home" EVTUI_CONFIG="$work/config.toml" EVTUI_DEMO=false
+"$EVTUI" ingest tests/fixtures/core >/dev/null 2>&1 || { echo "tui-smoke: ingest of tests/fixtures/core failed" >&2; exit 1; }
+
+# The expectations below are for bm25-coverage: cycle the method select (m) from the default to it.
+steps="$(python -c 'import evtui.search as s; m = list(s.METHODS); print((m.index("bm25-coverage") - m.index(s.DEFAULT_METHOD)) % len(m))')"
+
+tmux new-session -d -s "$session" -x 140 -y 40 \
+  "EVTUI_HOME='$EVTUI_HOME' EVTUI_CONFIG='$EVTUI_CONFIG' EVTUI_DEMO=false '$EVTUI'; echo \"evtui exited with \$?\"; sleep 30"
+
+pane() { tmux capture-pane -p -t "$session"; }
+fail() {
+  echo "tui-smoke: FAILED: $1" >&2
+  echo "---- screen ----" >&2
+  pane >&2
+  exit 1
+}
+expect() {  # expect TEXT WHAT [SECONDS]
+  local i
+  for ((i = 0; i < ${3:-15} * 10; i++)); do
+    pane | grep -qF -- "$1" && return 0
+    sleep 0.1
+  done
+  fail "$2: '$1' did not appear"
+}
+keys() { tmux send-keys -t "$session" "$@"; sleep 0.3; }
+
+expect "sentences" "the library opened" 30
+keys Tab
+for ((n = 0; n < steps; n++)); do keys m; done
+keys /
+keys -l "(phenobarbital, induce, dyskinesia)"
+expect "relation: induce" "the aspect chips"
+keys Enter
+expect "bm25-coverage ·" "the search finished"
+expect "Phenobarbital-induced dyskinesia" "the top result"
+pane | grep -qF "triplet" || fail "the detected mode is not shown"
+keys j
+keys space
+expect "sentence(s) selected" "the selection"
+keys e
+expect "Selection · 1 sentence(s)" "the export screen"
+expect "Evidence" "the Markdown preview"
+keys q
+expect "evtui exited with 0" "a clean exit"
+echo "tui-smoke: ok (search, highlights, select, export screen, quit)"

@@ -1,0 +1,128 @@
+"""Snapshot tests (pytest-textual-snapshot): the search screen, the paper reader, the bench screen and the export
+preview, rendered at a fixed size from fixed data — no clocks, no timestamps, no temporary paths on screen.
+
+Update the SVGs after an intended change with `python -m pytest tests/test_tui_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pytest_textual_snapshot")
+
+from textual.widgets import Input, Select  # noqa: E402
+
+from evtui.config import load_config  # noqa: E402
+from evtui.library import Library  # noqa: E402
+from evtui.tui.app import EvtuiApp  # noqa: E402
+from evtui.tui.screens import bench as bench_screen  # noqa: E402
+from evtui.tui.screens import export as export_screen  # noqa: E402
+from evtui.tui.screens.export import ExportScreen  # noqa: E402
+from evtui.tui.screens.reader import ReaderScreen  # noqa: E402
+from evtui.tui.screens.search import SearchScreen  # noqa: E402
+
+SIZE = (140, 40)
+
+
+@pytest.fixture(autouse=True)
+def _seeded_random() -> None:
+    """Rich gives each link a random id, and the SVG's element ids hash the whole render: seed it, or a snapshot
+    would depend on how many random numbers earlier tests drew."""
+    import random
+
+    random.seed(0)
+TRIPLET = "(aspirin, reduce, colorectal cancer)"
+
+
+def _app(papers_dir: Path) -> EvtuiApp:
+    with Library(load_config()) as lib:
+        lib.ingest([papers_dir])
+    cfg = load_config()
+    cfg.export_path = "evidence.md"  # shown in the export screen: not a temporary path
+    return EvtuiApp(cfg, clock=lambda: 0.0)  # "0 ms" in the status line
+
+
+async def _until(pilot: Any, cond: Any) -> None:
+    for _ in range(400):
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out")
+
+
+async def _searched(pilot: Any) -> None:
+    app = pilot.app
+    await _until(pilot, lambda: app.searcher is not None and isinstance(app.screen, SearchScreen))
+    screen = app.screen
+    screen.query_one("#method", Select).value = "bm25-coverage"
+    query = screen.query_one("#query", Input)
+    query.focus()
+    query.value = TRIPLET
+    await pilot.press("enter")
+    await _until(pilot, lambda: app.result is not None)
+    await pilot.pause(0.3)  # the live parse timer settles
+    await pilot.pause()
+
+
+def _quiet(app: EvtuiApp) -> None:
+    app.clear_notifications()
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(export_screen, "now", lambda: datetime(2025, 1, 2, 3, 4, tzinfo=timezone.utc))
+    monkeypatch.setattr(bench_screen, "default_dataset", lambda: None)
+
+
+def test_search_screen(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    async def before(pilot: Any) -> None:
+        await _searched(pilot)
+        await pilot.press("j")
+        await pilot.pause(0.3)  # the detail pane follows the resting cursor
+        _quiet(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=SIZE, run_before=before)
+
+
+def test_paper_reader(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    async def before(pilot: Any) -> None:
+        await _searched(pilot)
+        await pilot.press("o")
+        await _until(pilot, lambda: isinstance(pilot.app.screen, ReaderScreen))
+        await pilot.pause(0.1)
+        await pilot.press("n")
+        _quiet(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=SIZE, run_before=before)
+
+
+def test_bench_screen(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    async def before(pilot: Any) -> None:
+        app = pilot.app
+        await _until(pilot, lambda: app.searcher is not None and isinstance(app.screen, SearchScreen))
+        app.screen.query_one("#results").focus()
+        await pilot.press("b")
+        await _until(pilot, lambda: type(app.screen).__name__ == "BenchScreen")
+        await pilot.pause(0.1)
+        _quiet(app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=SIZE, run_before=before)
+
+
+def test_export_preview(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    async def before(pilot: Any) -> None:
+        await _searched(pilot)
+        await pilot.press("space", "j", "j", "space", "e")
+        await _until(pilot, lambda: isinstance(pilot.app.screen, ExportScreen))
+        await pilot.pause(0.2)
+        _quiet(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=SIZE, run_before=before)
