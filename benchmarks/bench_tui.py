@@ -3,7 +3,7 @@
     python benchmarks/bench_tui.py [--home benchmarks/out/tui-home] [--queries 20] [--out benchmarks/out]
 
 - launch: process start → the search screen ready for typing (a fresh interpreter, so imports count);
-- search: enter → results in the table and the screen refreshed, per method (bm25, bm25-coverage);
+- search: enter → results in the table and the screen refreshed, per method (best, bm25, bm25-coverage);
 - scroll: 1,000 results (k=1000): first page shown, then `j` through every row (pages appended on the way);
 - sweep: the same `j` presses while an EvidenceBench sweep runs in the background (dev set from ../shared,
   skipped without it).
@@ -185,7 +185,7 @@ async def in_app(home: Path, queries: list[str], sweep_data: Path | None) -> dic
             base.append((time.perf_counter() - t0) * 1000)
         out["pilot_key_overhead"] = stats(base)
 
-        for method in ("bm25", "bm25-coverage"):
+        for method in ("best", "bm25", "bm25-coverage"):
             for q in queries[:3]:  # warm caches and readers
                 await search(q, method)
             runs = [await search(q, method) for q in queries]
