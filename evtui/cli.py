@@ -162,9 +162,31 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
     from evtui.embed import coverage, ensure_embeddings
 
+    if args.engine == "local" and (args.ray_address or args.parquet_dir):
+        raise EvtuiError("--ray-address and --parquet-dir go with --engine ray")
+    engine: dict[str, Any] = {"engine": "local"}
     with _open_library(args) as lib:
         t0 = time.perf_counter()
-        if err.is_terminal and not args.json:
+        if args.engine == "ray":
+            from pathlib import Path
+
+            from evtui.scale.embed import embed_with_ray, engine_summary
+
+            def stage(name: str, done: int, total: int) -> None:
+                # One line per stage (Ray draws its own bars in between); the store stage reports at the end.
+                if args.json or (name == "store" and done < total):
+                    return
+                label = {"export": f"exported {total:,} sentences to Parquet",
+                         "embed": "embedding on Ray…" if done == 0 else f"Ray embedded {total:,} sentences",
+                         "store": f"stored {total:,} embeddings in DuckDB"}[name]
+                err.print(f"[dim]{label} ({time.perf_counter() - t0:.1f}s)[/]")
+
+            n = embed_with_ray(lib, address=args.ray_address, paper=args.paper,
+                               parquet_dir=Path(args.parquet_dir) if args.parquet_dir else None,
+                               progress=err.is_terminal and not args.json, on_stage=stage)
+            if n:
+                engine = engine_summary(args.ray_address)
+        elif err.is_terminal and not args.json:
             with Progress(TextColumn("[bold]Embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                           console=err, transient=True) as prog:
                 task = prog.add_task("embed", total=None)
@@ -175,7 +197,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - t0
         done, total = coverage(lib)
     out = {"computed": n, "seconds": round(seconds, 2), "sentences_per_second": round(n / seconds, 1) if n else None,
-           "embedded": done, "searchable": total}
+           "embedded": done, "searchable": total, **engine}
     if args.json:
         _emit_json(out)
     else:
@@ -223,22 +245,44 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
+    from functools import partial
     from pathlib import Path
 
     from evtui.bench import TASKS, run_evidencebench, save_run
+    from evtui.bench.evidencebench import dataset_name, load_items
+    from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
 
+    data = Path(args.data)
+    load_items(data)  # a wrong file fails here, before any run is recorded
     tasks = list(TASKS) if args.task == "all" else [args.task]
+    judged = {k: v for k, v in _judge_opts(args).items() if k != "api_base"}  # a URL may carry credentials
+    params = {"data": str(args.data), "seed": args.seed, **judged}
     results = []
     with _open_library(args, demo=False) as lib:
         home = lib.config.home
+        # Each item is stored as it finishes, so a killed sweep keeps its work and `--resume` finishes it.
+        run_ids = find_resumable(lib, dataset_name(data), tasks, args.method, params) if args.resume else {}
+        if args.resume and not run_ids:
+            err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
+        todo = [t for t in tasks if t not in run_ids]
+        run_ids.update(zip(todo, start_runs(lib, dataset_name(data), todo, args.method, params), strict=True))
         for task in tasks:
+            run_id = run_ids[task]
+            done = stored_items(lib, run_id)
+            if done and not args.json:
+                err.print(f"[dim]resuming run {run_id} ({task}): {len(done)} item(s) already done[/]")
             with _progress(f"{task} · {args.method}", not args.json) as cb:
-                res = run_evidencebench(
-                    Path(args.data), task, args.method, seed=args.seed, home=home,
-                    on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None,
-                    judge_opts=_judge_opts(args))
-            judged = {k: v for k, v in _judge_opts(args).items() if k != "api_base"}  # a URL may carry credentials
-            res["run_id"] = save_run(lib, res, {"data": str(args.data), "seed": args.seed, **judged})
+                try:
+                    res = run_evidencebench(
+                        data, task, args.method, seed=args.seed, home=home,
+                        on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None,
+                        judge_opts=_judge_opts(args), done=done,
+                        on_item=partial(record_item, lib, run_id),
+                        **_engine_args(args))
+                except EvtuiError:
+                    discard_empty(lib, list(run_ids.values()))
+                    raise
+            res["run_id"] = save_run(lib, res, params, run_id=run_id)
             results.append(res)
     if args.json:
         _emit_json(results if args.task == "all" else results[0])
@@ -251,6 +295,19 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
                       f"{r['seconds']:.1f}")
     Console().print(table)
     return 0
+
+
+def _engine_args(args: argparse.Namespace) -> dict[str, Any]:
+    """run_evidencebench's engine keywords from --engine/--ray-address/--parquet-dir (not part of a run's
+    parameters: both engines give the same run, so either may resume the other's)."""
+    if args.engine == "local":
+        if args.ray_address or args.parquet_dir:
+            raise EvtuiError("--ray-address and --parquet-dir go with --engine ray")
+        return {}
+    from pathlib import Path
+
+    return {"engine": "ray", "engine_opts": {
+        "address": args.ray_address, "parquet_dir": Path(args.parquet_dir) if args.parquet_dir else None}}
 
 
 class _Files:
@@ -278,24 +335,49 @@ def _stage_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] |
 
 def cmd_bench_beir(args: argparse.Namespace) -> int:
     """`bench scifact` and `bench checkcovid`: run through the Searcher, store the run, print JSON or a table."""
+    from functools import partial
     from pathlib import Path
 
-    from evtui.bench.beir import save
+    from evtui.bench.beir import check_method, save
     from evtui.bench.checkcovid import run_checkcovid
+    from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
     from evtui.bench.scifact import run_scifact
 
+    if args.resume and args.no_save:
+        raise EvtuiError("--resume continues a stored run: it cannot go with --no-save")
+    check_method(args.method)
+    scifact = args.bench_verb == "scifact"
+    task = "doc-retrieval" if scifact else "sentence+doc-retrieval"
+    dataset = f"{'scifact' if scifact else 'check-covid'}:{Path(args.claims).name}"
+    # What makes a run resumable as the same run (the stored parameters add timings at the end).
+    key = {"corpus": str(args.corpus), "claims": str(args.claims), "seed": args.seed, "limit": args.limit,
+           **({"qrels": args.qrels} if scifact else {})}
     with _open_library(args, demo=False) as lib:
-        with _stage_progress(not args.json) as cb:
-            common: dict[str, Any] = {"seed": args.seed, "limit": args.limit, "on_progress": cb,
-                                      "home": lib.config.home}
-            if args.bench_verb == "scifact":
-                res, params = run_scifact(Path(args.corpus), Path(args.claims), args.method, qrels_rule=args.qrels,
-                                          **common)
-            else:
-                res, params = run_checkcovid(Path(args.corpus), Path(args.claims), args.method, **common)
+        run_id: str | None = None
         if not args.no_save:
-            task = "doc-retrieval" if args.bench_verb == "scifact" else "sentence+doc-retrieval"
-            run_id = save(lib, res, params, task)
+            run_id = find_resumable(lib, dataset, [task], args.method, key).get(task) if args.resume else None
+            if args.resume and run_id is None:
+                err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
+            run_id = run_id or start_runs(lib, dataset, [task], args.method, key)[0]
+        done = stored_items(lib, run_id) if run_id else {}
+        if done and not args.json:
+            err.print(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
+        with _stage_progress(not args.json) as cb:
+            common: dict[str, Any] = {
+                "seed": args.seed, "limit": args.limit, "on_progress": cb, "home": lib.config.home, "done": done,
+                "on_item": partial(record_item, lib, run_id) if run_id else None}
+            try:
+                if scifact:
+                    res, params = run_scifact(Path(args.corpus), Path(args.claims), args.method,
+                                              qrels_rule=args.qrels, **common)
+                else:
+                    res, params = run_checkcovid(Path(args.corpus), Path(args.claims), args.method, **common)
+            except EvtuiError:
+                if run_id:
+                    discard_empty(lib, [run_id])
+                raise
+        if run_id:
+            save(lib, res, params, task, run_id=run_id)
             if not args.json:
                 err.print(f"[dim]stored as run {run_id}[/]")
     if args.json:
@@ -322,12 +404,12 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
         _emit_json(runs)
         return 0
     table = Table(title="benchmark runs")
-    for col in ("id", "when", "dataset", "task", "method", "metrics", "items", "s"):
+    for col in ("id", "when", "dataset", "task", "method", "metrics", "items", "s", "status"):
         table.add_column(col)
     for r in runs:
         metrics = ", ".join(f"{k} {v}" for k, v in r["metrics"].items())
         table.add_row(r["id"], r["created_at"], r["dataset"], r["task"], r["method"], metrics, str(r["n_items"]),
-                      f"{r['seconds']:.1f}")
+                      f"{r['seconds']:.1f}", r["status"] if r["status"] == "done" else f"[yellow]{r['status']}[/]")
     Console().print(table)
     return 0
 
@@ -449,6 +531,17 @@ def cmd_llm_serve(args: argparse.Namespace) -> int:
 
 
 # -- parser ----------------------------------------------------------------------------------------
+def _engine_args(parser: argparse.ArgumentParser, engine_help: str) -> None:
+    """--engine / --ray-address / --parquet-dir, shared by `embed` and `bench evidencebench` (docs/scale.md)."""
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help=f"{engine_help}; pip install 'evtui[ray]'; see docs/scale.md)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="with --engine ray: the cluster to use (e.g. ray://head:10001 or auto); default a local Ray")
+    parser.add_argument("--parquet-dir", default=None, metavar="DIR",
+                        help="with --engine ray: where the Parquet shards go (default the library's cache; with a "
+                             "cluster, storage every node shares at the same path)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from evtui.ingest import FORMATS
 
@@ -492,6 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     em = add("embed", cmd_embed, "compute the dense embeddings that dense/hybrid search use (cached in DuckDB)")
     em.add_argument("--paper", help="only this paper")
+    _engine_args(em, "local (default: this process) or ray (Ray Data over Parquet shards")
 
     ex = add("export", cmd_export, "write the selected sentences with citations (Markdown, JSON Lines or BibTeX)")
     ex.add_argument("--out", required=True, help="file to write (only this path is written)")
@@ -520,6 +614,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="judge for llm-rerank / evidential (default llm; llm-sbs always prompts the LLM)")
     eb.add_argument("--model", default=None, help="litellm model string for the llm-* and evidential methods")
     eb.add_argument("--api-base", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8011/v1")
+    eb.add_argument("--resume", action="store_true",
+                    help="finish the newest unfinished run (killed or interrupted) with the same data, task, method "
+                         "and parameters, keeping its finished items")
+    _engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search methods only")
     eb.add_argument("--json", action="store_true")
     eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     for name, help_ in (
@@ -543,6 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="relevant docs: evidence docs, or cited ones when a claim has none (default); "
                                  "or cited docs for every claim (how BEIR's qrels files look built)")
         bb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
+        bb.add_argument("--resume", action="store_true",
+                        help="finish the newest unfinished run (killed or interrupted) with the same arguments, "
+                             "keeping the claims it finished")
         bb.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         bb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     br = bsub.add_parser("runs", help="list stored benchmark runs")

@@ -37,6 +37,11 @@ class Config:
     judge_api_base: str | None = None
     judge_concurrency: int = 4
     judge_timeout: int = 60
+    # DuckDB's buffer-pool cap (DuckDB's own default is 80% of RAM, far more than a library needs): queries that
+    # need more spill to disk instead of growing the process.
+    db_memory: str = "1GB"
+    # The full-text tier (evtui/backend.py): "tantivy", the in-process index in the data home (docs/scale.md).
+    search_backend: str = "tantivy"
     source: str = "defaults"
 
     @property
@@ -70,7 +75,17 @@ def _coerce(name: str, raw: Any, current: Any) -> Any:
         except (TypeError, ValueError) as exc:
             raise EvtuiError(f"config: {name} must be an integer, got {raw!r}") from exc
     if isinstance(current, Path):
-        return Path(os.path.expanduser(str(raw)))
+        # An empty path would be the current directory: the library must never land wherever evtui was started.
+        text = os.path.expanduser(raw).strip() if isinstance(raw, str) else ""
+        if not text:
+            raise EvtuiError(f"config: {name} must be a folder path, got {raw!r}")
+        return Path(text)
+    if isinstance(current, dict):
+        if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+            raise EvtuiError(f"config: [{name}] must be a table of text values")
+        return raw
+    if (current is None or isinstance(current, str)) and not isinstance(raw, str):
+        raise EvtuiError(f"config: {name} must be text, got {raw!r}")
     return raw
 
 

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from evtui.library import Library
 
 RRF_K = 60
+# With partial coverage, hybrid embeds at most this many of its BM25 candidates on the fly (~1 s on 2 cores the
+# first time, cached after), so its dense half ranks what BM25 found rather than only the embedded part.
+LAZY_CANDIDATES = 100
 
 
 def rrf(rankings: list[list[str]], k: int = RRF_K) -> list[tuple[str, float]]:
@@ -97,6 +100,8 @@ class DenseRetriever:
         self._years: np.ndarray = np.zeros(0, dtype=np.int64)
         self._matrix: np.ndarray = np.zeros((0, DIM), dtype=np.float32)
         self._qcache: dict[str, np.ndarray] = {}
+        self._coverage: tuple[tuple[object, ...], tuple[int, int]] | None = None
+        self._lazy = 0  # embeddings this retriever added on the fly since the matrix was loaded
 
     # -- helpers ---------------------------------------------------------------------------------
     def _query_vec(self, text: str) -> np.ndarray:
@@ -136,11 +141,18 @@ class DenseRetriever:
                 np.asarray(tbl.column("year").to_pylist(), dtype=np.int64),
                 mat)
 
-    def _refresh(self) -> None:
-        key = self._state_key()
-        if key != self._key:
+    def _refresh(self, key: tuple[object, ...]) -> None:
+        # Embeddings added on the fly for candidates are scored directly; they alone do not reload the matrix.
+        seen = self._key is not None and key[1:] == self._key[1:] and key[0] == int(self._key[0]) + self._lazy  # type: ignore[call-overload]
+        if self._key is None or (key != self._key and not seen):
             self._ids, self._papers, self._sections, self._years, self._matrix = self._load()
-            self._key = key
+            self._key, self._lazy = key, 0
+
+    def _coverage_of(self, key: tuple[object, ...]) -> tuple[int, int]:
+        """coverage() is a join over every sentence: computed once per library state, not once per search."""
+        if self._coverage is None or self._coverage[0] != key:
+            self._coverage = (key, coverage(self.library))
+        return self._coverage[1]
 
     @staticmethod
     def _top(ids: np.ndarray, mat: np.ndarray, q: np.ndarray, k: int) -> list[tuple[str, float]]:
@@ -164,8 +176,12 @@ class DenseRetriever:
         section: str | None = None,
         year_from: int | None = None,
         year_to: int | None = None,
+        candidates: Sequence[str] = (),
     ) -> list[tuple[str, float]]:
-        """Top-k (sentence_id, cosine), headings excluded, within the paper/section/years when given."""
+        """Top-k (sentence_id, cosine), headings excluded, within the paper/section/years when given.
+
+        `candidates` (e.g. BM25's hits, already filtered) are embedded when missing and always scored, so a
+        partly embedded library still gets a dense opinion on them."""
         self.notes = []
         if k < 1 or not query_text.strip():
             return []
@@ -183,13 +199,26 @@ class DenseRetriever:
                 ids, mat = ids[mask], mat[mask]
             return self._top(ids, mat, self._query_vec(query_text), k)
 
-        done, total = coverage(self.library)
+        key = self._state_key()
+        done, total = self._coverage_of(key)
         if done < total and total - done <= self.auto_embed_limit:
             ensure_embeddings(self.library, embedder=self.embedder)
-            done = total
-        if done < total:
+            key = self._state_key()
+            done, total = self._coverage_of(key)
+        extra: list[tuple[str, float]] = []
+        if done < total and candidates:
+            cand = list(dict.fromkeys(candidates))[:LAZY_CANDIDATES]
+            added = ensure_embeddings(self.library, cand, embedder=self.embedder)
+            if added:
+                self._lazy += added
+                self._coverage = (self._state_key(), (done + added, total))
+            c_ids, _p, _s, _y, c_mat = self._load(" AND s.id IN (SELECT unnest(?))", [cand])
+            extra = self._top(c_ids, c_mat, self._query_vec(query_text), len(c_ids))
+            self.notes.append(f"dense search covers {done:,} of {total:,} sentences, plus the {len(extra)} BM25 "
+                              "candidates embedded on the fly; run `evtui embed` for the rest")
+        elif done < total:
             self.notes.append(f"dense search covers {done:,} of {total:,} sentences; run `evtui embed`")
-        self._refresh()
+        self._refresh(self._coverage[0] if self._coverage is not None else key)
         ids, mat = self._ids, self._matrix
         mask = np.ones(len(ids), dtype=bool)
         if section is not None:
@@ -199,7 +228,12 @@ class DenseRetriever:
             mask &= ym
         if not mask.all():
             ids, mat = ids[mask], mat[mask]
-        return self._top(ids, mat, self._query_vec(query_text), k)
+        top = self._top(ids, mat, self._query_vec(query_text), k)
+        if extra:
+            merged = dict(top)
+            merged.update(extra)
+            top = sorted(merged.items(), key=lambda kv: -kv[1])[:k]
+        return top
 
     @staticmethod
     def _year_mask(years: np.ndarray, year_from: int | None, year_to: int | None) -> np.ndarray | None:

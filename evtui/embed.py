@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evtui.errors import EvtuiError
+from evtui.faults import crash_point
 
 if TYPE_CHECKING:
     import duckdb
@@ -168,14 +169,18 @@ def get_embedder(cache_dir: Path) -> Embedder:
 
 # -- the cache ---------------------------------------------------------------------------------------------
 def ensure_table(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the embeddings table (idempotent; also upgrades a table made without text_hash)."""
-    con.execute(
-        f"CREATE TABLE IF NOT EXISTS embeddings (sentence_id VARCHAR, model VARCHAR, text_hash VARCHAR,"
-        f" vec FLOAT[{DIM}])"
-    )
+    """Create the embeddings table (idempotent; also upgrades a table made without text_hash).
+
+    Looks before it writes: a current table needs no statement, so a read-only connection (a Ray worker's,
+    see evtui/scale) passes through."""
     cols = {r[0] for r in con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'embeddings'").fetchall()}
-    if "text_hash" not in cols:
+    if not cols:
+        con.execute(
+            f"CREATE TABLE IF NOT EXISTS embeddings (sentence_id VARCHAR, model VARCHAR, text_hash VARCHAR,"
+            f" vec FLOAT[{DIM}])"
+        )
+    elif "text_hash" not in cols:
         con.execute("ALTER TABLE embeddings ADD COLUMN text_hash VARCHAR")
 
 
@@ -200,7 +205,21 @@ def missing_sentences(
     """(sentence_id, text, text_hash) of the non-heading sentences lacking a current embedding."""
     con = library.store.con
     ensure_table(con)
-    extra, params = "", [model]
+    sql, params = missing_query(sentence_ids, paper=paper, section=section, model=model)
+    rows = con.execute(sql, params).fetchall()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def missing_query(
+    sentence_ids: Sequence[str] | None = None,
+    *,
+    paper: str | None = None,
+    section: str | None = None,
+    model: str = MODEL_ID,
+) -> tuple[str, list[object]]:
+    """The parameterised query behind `missing_sentences` (columns id, text, h), for streaming exports."""
+    extra = ""
+    params: list[object] = [model]
     if sentence_ids is not None:
         extra += " AND s.id IN (SELECT unnest(?))"
         params.append(list(sentence_ids))
@@ -210,8 +229,7 @@ def missing_sentences(
     if section is not None:
         extra += " AND s.section_kind = ?"
         params.append(section)
-    rows = con.execute(_MISSING_SQL.format(extra=extra), params).fetchall()
-    return [(r[0], r[1], r[2]) for r in rows]
+    return _MISSING_SQL.format(extra=extra), params
 
 
 def _insert_chunk(con: duckdb.DuckDBPyConnection, ids: list[str], hashes: list[str], mat: np.ndarray,
@@ -225,6 +243,13 @@ def _insert_chunk(con: duckdb.DuckDBPyConnection, ids: list[str], hashes: list[s
         "text_hash": pa.array(hashes, pa.string()),
         "vec": pa.FixedSizeListArray.from_arrays(flat, DIM),
     })
+    insert_table(con, table, model)
+
+
+def insert_table(con: duckdb.DuckDBPyConnection, table: Any, model: str) -> None:
+    """Store an Arrow table (sentence_id, model, text_hash, vec) in one transaction, replacing stale rows.
+
+    The one write path for embeddings: the local engine and the Ray engine (evtui/scale) both end here."""
     con.execute("BEGIN TRANSACTION")
     try:
         con.register("_new_embeddings", table)
@@ -233,6 +258,7 @@ def _insert_chunk(con: duckdb.DuckDBPyConnection, ids: list[str], hashes: list[s
                     " (SELECT sentence_id FROM _new_embeddings)", [model])
         con.execute("INSERT INTO embeddings (sentence_id, model, text_hash, vec)"
                     " SELECT sentence_id, model, text_hash, vec FROM _new_embeddings")
+        crash_point("embed_batch")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -216,16 +216,25 @@ def write_export(library: Library, out: Path, fmt: str = "md") -> int:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")
     text = render(items, fmt)
     out = out.expanduser()
-    if out.is_dir():
-        raise EvtuiError(f"{out} is a folder; give a file name")
-    if not out.parent.exists():
-        raise EvtuiError(f"folder {out.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:  # is_dir() itself raises for a name the OS refuses (too long)
+        if out.is_dir():
+            raise EvtuiError(f"{out} is a folder; give a file name")
+        if not out.parent.exists():
+            raise EvtuiError(f"folder {out.parent} does not exist")
+        if not out.parent.is_dir():
+            raise EvtuiError(f"{out.parent} is a file, not a folder")
+    except OSError as exc:
+        raise EvtuiError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    # The temporary file sits beside the target (so the rename is atomic); a symlink at `out` is replaced by the
+    # new file, never followed, so nothing outside the chosen path is written.
+    tmp: str | None = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".evtui-export.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, out)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise EvtuiError(f"cannot write {out}: {exc.strerror}") from exc
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise EvtuiError(f"cannot write {out}: {exc.strerror or exc}") from exc
     return len(items)

@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evtui.backend import SearchBackend, open_backend
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError, IngestError, LibraryLockedError
-from evtui.index import SentenceIndex
+from evtui.faults import batch_sentences, crash_point
+from evtui.lockinfo import claim, describe, release
 from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
 from evtui.store import Store
 
-BATCH_SENTENCES = 50_000
+BATCH_SENTENCES = batch_sentences(50_000)  # EVTUI_BATCH_SENTENCES: crash tests want many batches
 
 
 def content_hash(p: ParsedPaper) -> str:
@@ -71,29 +74,50 @@ class IngestReport:
 
 
 class Library:
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, *, read_only: bool = False) -> None:
         self.config = config or load_config()
         home = self.config.home
         try:
             home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise EvtuiError(f"cannot create the data home {home}: {exc.strerror}") from exc
-        self.store = Store(self.config.db_path)
+        # read_only: a searcher only (Ray workers, evtui/scale): no writer lock, no owner note, no repair. Many
+        # may be open at once, but DuckDB refuses them while a writer holds the file (and the reverse).
+        self.read_only = read_only
+        if read_only and not self.config.db_path.exists():
+            raise EvtuiError(f"no library at {home} to open read-only")
+        self.store = Store(self.config.db_path, read_only=read_only, memory_limit=self.config.db_memory)
+        self.index: SearchBackend
         try:
-            self.index = SentenceIndex(self.config.index_path)
-            # Claim the writer now: Tantivy's lock is per process, so a second owner fails here, clearly.
-            _ = self.index.writer
+            self.index = open_backend(self.config, writable=not read_only)
+            if not read_only:
+                # Claim the writer now: Tantivy's lock is per process, so a second owner fails here, clearly.
+                _ = self.index.writer
         except ValueError as exc:
             self.store.close()
-            raise LibraryLockedError(f"the index at {self.config.index_path} is locked by another evtui process") from exc
+            raise LibraryLockedError(describe(home)) from exc
+        if not read_only:
+            claim(home)
         self._abbrev: dict[str, str] | None = None
+        # Writes (ingest, remove, repair) take turns on the Tantivy writer; searches never wait for them:
+        # they read the last committed index and DuckDB through their own connection.
+        self._write_lock = threading.RLock()
+        self._writer_store: Store | None = None
+        if read_only:
+            self.recovered: list[str] = []
+            return
         if self.index.rebuilt and self.store.stats()["sentences"]:
             self.reindex_all()
         self.recovered = self.recover()
 
     def close(self) -> None:
-        self.index.close()
-        self.store.close()
+        with self._write_lock:
+            if self._writer_store is not None:
+                self._writer_store.close()
+            self.index.close()
+            self.store.close()
+        if not self.read_only:
+            release(self.config.home)
 
     def __enter__(self) -> Library:
         return self
@@ -104,6 +128,10 @@ class Library:
     # -- consistency -----------------------------------------------------------------------------
     def recover(self) -> list[str]:
         """Finish whatever a crash interrupted. Returns the paper ids repaired."""
+        with self._write_lock:
+            return self._recover()
+
+    def _recover(self) -> list[str]:
         unfinished = self.store.unfinished()
         if not unfinished:
             return []
@@ -114,6 +142,7 @@ class Library:
         if pending:
             titles, years = self.store.titles_years(pending)
             self.index.add(self.store.sentences_of(pending), titles, years)
+        crash_point("recover")
         self.index.commit()
         self.store.mark_ready(pending)
         if deleting:
@@ -122,6 +151,10 @@ class Library:
 
     def reindex_all(self) -> None:
         """Rebuild the whole index from DuckDB (after a schema change of the index)."""
+        with self._write_lock:
+            self._reindex_all()
+
+    def _reindex_all(self) -> None:
         self.index.delete_all()
         papers = [p.id for p in self.store.papers()]
         for i in range(0, len(papers), 500):
@@ -143,11 +176,26 @@ class Library:
         }
 
     # -- ingest ----------------------------------------------------------------------------------
+    def _writes(self) -> Store:
+        """The writers' own DuckDB connection, so a search on `store` in another thread never shares one."""
+        if self._writer_store is None:
+            self._writer_store = self.store.cursor()
+        return self._writer_store
+
     def ingest(
         self,
         paths: Iterable[str | Path],
         fmt: str = "auto",
         on_progress: Callable[[IngestProgress], None] | None = None,
+    ) -> IngestReport:
+        with self._write_lock:
+            return self._ingest(paths, fmt, on_progress)
+
+    def _ingest(
+        self,
+        paths: Iterable[str | Path],
+        fmt: str,
+        on_progress: Callable[[IngestProgress], None] | None,
     ) -> IngestReport:
         from evtui.ingest import discover, iter_papers
         from evtui.query import extract_abbreviations
@@ -156,7 +204,7 @@ class Library:
         report = IngestReport()
         files, errors = discover(paths)
         report.errors.extend(errors)
-        known = self.store.paper_hashes()
+        known = self._writes().paper_hashes()
         progress = IngestProgress(files_total=len(files))
         batch: list[tuple[ParsedPaper, str]] = []
         batch_sents = 0
@@ -164,8 +212,21 @@ class Library:
 
         def flush() -> None:
             nonlocal batch, batch_sents
-            if batch:
+            if not batch:
+                return
+            try:
                 self._write_batch(batch, report, known, extract_abbreviations)
+            except Exception as exc:  # noqa: BLE001 - one failed batch must not end the ingest or lose its report
+                # Rolled back, or left 'pending' for recover(): what was stored before is untouched either way.
+                for paper, _h in batch:
+                    report.errors.append(IngestError(paper.source_path or "?",
+                                                     f"paper {paper.id}: not stored ({type(exc).__name__}: {exc})"))
+                try:
+                    self.index.rollback()
+                    self._recover()  # settle any 'pending' rows now rather than at the next open
+                except Exception:  # noqa: BLE001 - the next open repairs it
+                    pass
+            finally:
                 batch, batch_sents = [], 0
 
         for path in files:
@@ -178,6 +239,7 @@ class Library:
                         report.errors.append(item)
                         continue
                     progress.papers_seen += 1
+                    crash_point("parse")
                     if item.id in seen_in_run:
                         continue  # the same paper twice in one run (e.g. two benchmark items): first wins
                     seen_in_run.add(item.id)
@@ -236,7 +298,7 @@ class Library:
         # DuckDB's transaction runs in a thread (it releases the GIL) while Tantivy takes the documents;
         # the index is committed only after the rows are durable as 'pending', which keeps recovery exact.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(self.store.write_pending, papers, sentences, abbrevs)
+            pending = pool.submit(self._writes().write_pending, papers, sentences, abbrevs)
             self.index.delete_papers(pid for pid in ids if pid in known)
             self.index.add(sentences, {p.id: p.title for p in papers}, {p.id: p.year for p in papers})
             try:
@@ -244,8 +306,10 @@ class Library:
             except BaseException:
                 self.index.rollback()
                 raise
+        crash_point("index_commit")
         self.index.commit()
-        self.store.mark_ready(ids)
+        crash_point("mark_ready")
+        self._writes().mark_ready(ids)
         for stored in papers:
             if stored.id in known:
                 report.replaced += 1
@@ -255,13 +319,17 @@ class Library:
         report.sentences += len(sentences)
 
     def remove(self, paper_ids: Sequence[str]) -> int:
-        present = [pid for pid in paper_ids if self.store.paper(pid)]
+        with self._write_lock:
+            return self._remove(paper_ids)
+
+    def _remove(self, paper_ids: Sequence[str]) -> int:
+        present = [pid for pid in paper_ids if self._writes().paper(pid)]
         if not present:
             return 0
-        self.store.mark_deleting(present)
+        self._writes().mark_deleting(present)
         self.index.delete_papers(present)
         self.index.commit()
-        self.store.delete_papers(present)
+        self._writes().delete_papers(present)
         return len(present)
 
     # -- reading ---------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import tantivy
 
+from evtui.backend import SearchBackend
 from evtui.errors import QueryError
-from evtui.index import SentenceIndex
 from evtui.library import Library
 from evtui.models import SECTION_KINDS, Evidence, ParsedQuery
 from evtui.query import Matcher, compile_matcher, parse_query, search_terms
@@ -53,7 +53,7 @@ class SearchResult:
         }
 
 
-def build_query(index: SentenceIndex, parsed: ParsedQuery) -> tuple[tantivy.Query, list[str]]:
+def build_query(index: SearchBackend, parsed: ParsedQuery) -> tuple[tantivy.Query, list[str]]:
     """The Tantivy query for a parsed query, plus notes (e.g. when the lenient parser had to step in)."""
     notes: list[str] = []
     aspect_queries: list[tuple[tantivy.Occur, tantivy.Query]] = []
@@ -92,13 +92,13 @@ class Searcher:
         # A triplet embeds as its three parts in order; a claim or hypothesis as written.
         text = " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
         pool = k if method == "dense" else max(k, HYBRID_POOL)
-        dense_hits = self._dense_retriever.search(text, k=pool, **filters)  # type: ignore[arg-type]
-        notes = notes + self._dense_retriever.notes
         if method == "dense":
-            hits = dense_hits
+            hits = self._dense_retriever.search(text, k=pool, **filters)  # type: ignore[arg-type]
         else:
             bm25_ids = [h.sentence.id for h in self.library.index.search(bm25_query, pool)]
+            dense_hits = self._dense_retriever.search(text, k=pool, candidates=bm25_ids, **filters)  # type: ignore[arg-type]
             hits = fuse_hybrid(bm25_ids, dense_hits, k)
+        notes = notes + self._dense_retriever.notes
         evidence = to_evidence(self.library, hits[:k], matcher.spans)
         return SearchResult(query=parsed, method=method, evidence=evidence, notes=list(parsed.notes) + notes)
 

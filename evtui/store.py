@@ -17,7 +17,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from evtui.errors import LibraryLockedError
+from evtui.errors import EvtuiError, LibraryLockedError
+from evtui.faults import crash_point
 from evtui.models import Paper, Sentence
 
 SCHEMA = [
@@ -67,6 +68,9 @@ _PAPER_SCHEMA = pa.schema([
 ])
 
 
+_MEMORY = re.compile(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
+
+
 def _paper(row: Sequence[object]) -> Paper:
     values = dict(zip(_PAPER_COLUMNS, row, strict=True))
     values["authors"] = list(values["authors"] or [])  # type: ignore[call-overload]
@@ -74,28 +78,40 @@ def _paper(row: Sequence[object]) -> Paper:
 
 
 def _lock_message(exc: Exception, path: Path) -> str:
+    from evtui.lockinfo import describe
+
     m = re.search(r"PID (\d+)", str(exc))
-    who = f"process {m.group(1)}" if m else "another process"
-    return (f"the library at {path} is in use by {who}; close that evtui first "
-            "(one process owns a writable library at a time)")
+    return describe(path.parent, int(m.group(1)) if m else None)
 
 
 class Store:
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, memory_limit: str | None = None) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        if memory_limit is not None and not _MEMORY.fullmatch(memory_limit.strip()):
+            raise EvtuiError(f"config: db_memory must look like 512MB or 2GB, got {memory_limit!r}")
         try:
             self.con = duckdb.connect(str(path), read_only=read_only and path.exists())
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise LibraryLockedError(_lock_message(exc, path)) from exc
             raise
+        if memory_limit is not None:
+            self.con.execute(f"SET memory_limit = '{memory_limit.strip()}'")  # validated above: digits + unit
         if not read_only:
             for stmt in SCHEMA:
                 self.con.execute(stmt)
 
     def close(self) -> None:
         self.con.close()
+
+    def cursor(self) -> Store:
+        """Another connection to the same open database, for another thread: a DuckDB connection must not be
+        used by two threads at once, and connections of one database see each other's commits (MVCC)."""
+        other = Store.__new__(Store)
+        other.path = self.path
+        other.con = self.con.cursor()
+        return other
 
     # -- papers ----------------------------------------------------------------------------------
     def paper_hashes(self) -> dict[str, str]:
@@ -135,6 +151,7 @@ class Store:
                 con.register("_new_abbrev", pa.table({"paper_id": cols[0], "short": cols[1], "long": cols[2]}))
                 con.execute("INSERT INTO abbreviations SELECT paper_id, short, long FROM _new_abbrev")
                 con.unregister("_new_abbrev")
+            crash_point("db_write")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

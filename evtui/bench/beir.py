@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import ir_measures
 
+from evtui.bench.runs import ItemResult
 from evtui.config import Config
 from evtui.errors import EvtuiError
 from evtui.library import Library
 
 Qrels = dict[str, dict[str, int]]
+T = TypeVar("T")
 Run = dict[str, dict[str, float]]
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -181,10 +184,28 @@ def evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Mapping[s
     return means, per_query
 
 
-def save(library: Library, result: Mapping[str, Any], params: Mapping[str, Any], task: str) -> str:
-    """Store a run with `evtui.bench.runs.save_run` (which counts items as `n_items`); returns the run id."""
+def save(library: Library, result: Mapping[str, Any], params: Mapping[str, Any], task: str, *,
+         run_id: str | None = None) -> str:
+    """Store a run with `evtui.bench.runs.save_run` (which counts items as `n_items`); returns the run id.
+    With `run_id` (a run started by `start_runs`), that row is completed."""
     from evtui.bench.runs import save_run
 
     row = {k: v for k, v in result.items() if k != "n_queries"}
     row.update(task=task, n_items=result["n_queries"], n_skipped=0)
-    return save_run(library, row, dict(params))
+    return save_run(library, row, dict(params), run_id=run_id)
+
+
+def resumed_or_ranked(q: Query, ranker: Callable[[Query], T], done: Mapping[str, ItemResult] | None,
+                      on_item: Callable[[ItemResult], None] | None) -> T:
+    """A killed run's stored answer for this query, else a fresh one (handed to `on_item` to be stored).
+
+    Answers go through JSON, which gives floats back exactly, so a resumed run scores what an uninterrupted
+    one would."""
+    prior = (done or {}).get(q.query_id)
+    if prior is not None:
+        return prior.picked  # type: ignore[no-any-return]
+    t0 = time.perf_counter()
+    answer = ranker(q)
+    if on_item:
+        on_item(ItemResult(q.query_id, None, answer, round(time.perf_counter() - t0, 4)))
+    return answer

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ from evtui.bench.beir import (
     make_doc_ranker,
     make_sentence_ranker,
     ranked,
+    resumed_or_ranked,
 )
+from evtui.bench.runs import ItemResult
 from evtui.config import load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
@@ -126,10 +129,13 @@ def run_checkcovid(
     limit: int | None = None,
     on_progress: ProgressFn | None = None,
     home: Path | None = None,
+    done: Mapping[str, ItemResult] | None = None,
+    on_item: Callable[[ItemResult], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Score each claim's evidence sentences and its abstract: (result, parameters and timings for `save_run`).
 
-    Recalls are 0-100; `per_item` is each claim's sentence recall@3 (claims with evidence).
+    Recalls are 0-100; `per_item` is each claim's sentence recall@3 (claims with evidence). Claims in `done`
+    (a killed run's rankings) are not searched again; `on_item` gets each new claim's rankings.
     """
     check_method(method)
     claims = load_claims(claims_path)
@@ -147,14 +153,22 @@ def run_checkcovid(
         rank_docs = make_doc_ranker(library, method, seed, DEPTH)
         sentence_run: dict[str, dict[str, float]] = {}
         doc_run: dict[str, dict[str, float]] = {}
-        for n, c in enumerate(claims, 1):
-            qid, text = str(c["id"]), str(c["claim"])
-            if qid in sentence_qrels:
-                picked = rank_sentences(Query(qid, text, paper_id(c["cord_id"])))
+        def rank_claim(q: Query) -> dict[str, dict[str, float] | None]:
+            """The claim's sentences within its paper (when it has evidence) and its documents."""
+            sentences = None
+            if q.query_id in sentence_qrels:
+                picked = rank_sentences(q)
                 if len(picked) > k:
-                    raise EvtuiError(f"{method} returned {len(picked)} sentences for k={k} on {qid}")
-                sentence_run[qid] = ranked(picked)
-            doc_run[qid] = rank_docs(Query(qid, text))
+                    raise EvtuiError(f"{method} returned {len(picked)} sentences for k={k} on {q.query_id}")
+                sentences = ranked(picked)
+            return {"sentences": sentences, "docs": rank_docs(Query(q.query_id, q.text))}
+
+        for n, c in enumerate(claims, 1):
+            qid = str(c["id"])
+            both = resumed_or_ranked(Query(qid, str(c["claim"]), paper_id(c["cord_id"])), rank_claim, done, on_item)
+            if both["sentences"] is not None:
+                sentence_run[qid] = both["sentences"]
+            doc_run[qid] = both["docs"] or {}
             if on_progress:
                 on_progress("claims", n, len(claims))
     finally:

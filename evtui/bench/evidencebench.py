@@ -10,12 +10,13 @@ import hashlib
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evtui.bench.metrics import aspect_recall
+from evtui.bench.runs import ItemResult
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
@@ -68,6 +69,10 @@ def score_item(item: dict[str, Any], task: str, picked: list[int]) -> float | No
     return aspect_recall(picked, sentence_aspects, wanted)
 
 
+def dataset_name(data: Path) -> str:
+    return f"evidencebench:{data.name}"
+
+
 def bench_library(data: Path, home: Path) -> Library:
     """A library of the benchmark's papers only, kept apart from the user's (ingest is idempotent)."""
     digest = hashlib.sha1(data.read_bytes(), usedforsecurity=False).hexdigest()[:10]
@@ -111,6 +116,23 @@ def make_ranker(library: Library, method: str, seed: int,
     return rank
 
 
+def rank_item(ranker: Callable[[Task], list[int]], method: str, task: str, item_id: str,
+              item: dict[str, Any]) -> ItemResult | None:
+    """Rank and score one item; None when this task skips it (an item without results labels)."""
+    k = task_k(item, task)
+    if k is None:
+        return None
+    t0 = time.perf_counter()
+    visible = Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
+                   results=task.startswith("results"))
+    picked = [int(i) for i in ranker(visible)]
+    if len(picked) > k:
+        raise EvtuiError(f"{method} returned {len(picked)} sentences for K={k} on {item_id}")
+    score = score_item(item, task, picked)
+    return ItemResult(item_id, None if score is None else round(100 * score, 4), picked,
+                      round(time.perf_counter() - t0, 4))
+
+
 def run_evidencebench(
     data: Path,
     task: str,
@@ -120,38 +142,51 @@ def run_evidencebench(
     on_progress: ProgressFn | None = None,
     home: Path | None = None,
     judge_opts: dict[str, Any] | None = None,
+    done: Mapping[str, ItemResult] | None = None,
+    on_item: Callable[[ItemResult], None] | None = None,
+    engine: str = "local",
+    engine_opts: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Score every item of `data` on `task`. Items in `done` (a killed run's, see `evtui.bench.runs`) are taken
+    as they are; `on_item` gets each newly finished one, so a caller can store it before the next starts.
+    `engine="ray"` ranks the items on Ray (evtui/scale/bench.py; `engine_opts`: address, parquet_dir, progress)."""
     if task not in TASKS:
         raise EvtuiError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)}, all")
+    if engine not in ("local", "ray"):
+        raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
     items = load_items(data)
     t0 = time.perf_counter()
+    reused_seconds = 0.0
     library = bench_library(data, home or load_config().home)
     try:
-        ranker = make_ranker(library, method, seed, **({"judge_opts": judge_opts} if judge_opts else {}))
+        if engine == "ray":  # --- Ray engine: only where the rankings come from changes; scoring stays below
+            from evtui.scale.bench import ray_ranker
+
+            ranker: Callable[[Task], list[int]] = ray_ranker(library, items, task, method, seed, done=done or {},
+                                                             **(engine_opts or {}))
+        else:
+            ranker = make_ranker(library, method, seed, **({"judge_opts": judge_opts} if judge_opts else {}))
         per_item: dict[str, float] = {}
         skipped = 0
         for n, (item_id, item) in enumerate(items.items(), 1):
-            k = task_k(item, task)
-            if k is None:
+            res = (done or {}).get(item_id)
+            if res is not None:
+                reused_seconds += res.seconds
+            else:
+                res = rank_item(ranker, method, task, item_id, item)
+                if res is not None and on_item:
+                    on_item(res)
+            if res is None or res.score is None:
                 skipped += 1
             else:
-                visible = Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
-                               results=task.startswith("results"))
-                picked = ranker(visible)
-                if len(picked) > k:
-                    raise EvtuiError(f"{method} returned {len(picked)} sentences for K={k} on {item_id}")
-                score = score_item(item, task, picked)
-                if score is None:
-                    skipped += 1
-                else:
-                    per_item[item_id] = round(100 * score, 4)
+                per_item[item_id] = res.score
             if on_progress:
                 on_progress(n, len(items))
     finally:
         library.close()
     mean = sum(per_item.values()) / len(per_item) if per_item else 0.0
     return {
-        "dataset": f"evidencebench:{data.name}", "task": task, "method": method, "n_items": len(per_item),
+        "dataset": dataset_name(data), "task": task, "method": method, "n_items": len(per_item),
         "n_skipped": skipped, "aspect_recall": round(mean, 2), "per_item": per_item,
-        "seconds": round(time.perf_counter() - t0, 2),
+        "seconds": round(time.perf_counter() - t0 + reused_seconds, 2),
     }

@@ -1,14 +1,25 @@
-"""Benchmark runs stored in the library's DuckDB, so the CLI and the TUI can list and compare them."""
+"""Benchmark runs stored in the library's DuckDB, so the CLI and the TUI can list and compare them.
+
+A resumable run is written as it goes: `start_runs` inserts its row as 'running', `record_item` commits each
+finished item to `run_items` on its own (a SIGKILL keeps every item finished before it), and `save_run(...,
+run_id=)` fills in the metrics and marks it 'done'. `find_resumable` picks up the newest unfinished sweep with
+the same dataset, tasks, method and parameters.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from evtui import __version__
+from evtui.faults import crash_point
 from evtui.library import Library
 
 _DDL = """CREATE TABLE IF NOT EXISTS runs (
@@ -25,6 +36,46 @@ _DDL = """CREATE TABLE IF NOT EXISTS runs (
     per_item VARCHAR,
     seconds DOUBLE
 )"""
+# Added after the first release: libraries with an older runs table get the columns (their runs are 'done').
+_MIGRATIONS = (
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS status VARCHAR DEFAULT 'done'",
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS sweep_id VARCHAR",
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS resume_key VARCHAR",
+    """CREATE TABLE IF NOT EXISTS run_items (
+        run_id VARCHAR,
+        item_id VARCHAR,
+        score DOUBLE,
+        picked VARCHAR,
+        seconds DOUBLE,
+        PRIMARY KEY (run_id, item_id)
+    )""",
+)
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One finished benchmark item: its score (None when it cannot be scored) and what the ranker picked."""
+
+    item_id: str
+    score: float | None
+    picked: Any  # JSON-serialisable: sentence indices, or a {doc id: score} run row
+    seconds: float = 0.0
+
+
+def _ensure(con: duckdb.DuckDBPyConnection) -> None:
+    have = {r[0] for r in con.execute(
+        "SELECT table_name || '.' || column_name FROM information_schema.columns"
+        " WHERE table_name IN ('runs', 'run_items')").fetchall()}
+    if {"runs.resume_key", "run_items.run_id"} <= have:
+        return  # nothing to create: also keeps a read-only connection working
+    con.execute(_DDL)
+    for stmt in _MIGRATIONS:
+        con.execute(stmt)
+
+
+def resume_key(dataset: str, task: str, method: str, params: Mapping[str, Any]) -> str:
+    """What makes two runs the same run: a resumed run must compute exactly what the killed one would have."""
+    return json.dumps({"dataset": dataset, "task": task, "method": method, "params": params}, sort_keys=True)
 
 
 def code_version() -> str:
@@ -36,30 +87,97 @@ def code_version() -> str:
     return f"{__version__}+{rev}" if rev else __version__
 
 
-def save_run(library: Library, result: dict[str, Any], params: dict[str, Any]) -> str:
+def save_run(library: Library, result: dict[str, Any], params: dict[str, Any], *, run_id: str | None = None) -> str:
+    """Store a finished run and return its id; with `run_id` (from `start_runs`), complete that row instead."""
     con = library.store.con
-    con.execute(_DDL)
-    run_id = uuid.uuid4().hex[:12]
+    _ensure(con)
     metrics = {k: v for k, v in result.items() if k not in {"per_item", "dataset", "task", "method", "n_items",
                                                              "n_skipped", "seconds", "run_id"}}
+    values = [result["dataset"], result.get("task", ""), result["method"], json.dumps(params), code_version(),
+              result.get("n_items", 0), result.get("n_skipped", 0), json.dumps(metrics),
+              json.dumps(result.get("per_item", {})), result.get("seconds", 0.0)]
+    if run_id is not None:
+        con.execute(
+            "UPDATE runs SET dataset = ?, task = ?, method = ?, parameters = ?, code_version = ?, n_items = ?,"
+            " n_skipped = ?, metrics = ?, per_item = ?, seconds = ?, status = 'done' WHERE id = ?", [*values, run_id])
+        return run_id
+    run_id = uuid.uuid4().hex[:12]
     con.execute(
         "INSERT INTO runs (id, dataset, task, method, parameters, code_version, n_items, n_skipped, metrics,"
-        " per_item, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run_id, result["dataset"], result.get("task", ""), result["method"], json.dumps(params), code_version(),
-         result.get("n_items", 0), result.get("n_skipped", 0), json.dumps(metrics),
-         json.dumps(result.get("per_item", {})), result.get("seconds", 0.0)],
-    )
+        " per_item, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [run_id, *values])
     return run_id
+
+
+def start_runs(library: Library, dataset: str, tasks: Sequence[str], method: str, params: dict[str, Any]) -> list[str]:
+    """One 'running' row per task, all of one sweep, before any item runs; returns their ids in task order."""
+    con = library.store.con
+    _ensure(con)
+    sweep = uuid.uuid4().hex[:12]
+    ids = []
+    for task in tasks:
+        run_id = uuid.uuid4().hex[:12]
+        con.execute(
+            "INSERT INTO runs (id, dataset, task, method, parameters, code_version, n_items, n_skipped, metrics,"
+            " per_item, seconds, status, sweep_id, resume_key) VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}', 0,"
+            " 'running', ?, ?)",
+            [run_id, dataset, task, method, json.dumps(params), code_version(), sweep,
+             resume_key(dataset, task, method, params)])
+        ids.append(run_id)
+    return ids
+
+
+def find_resumable(library: Library, dataset: str, tasks: Sequence[str], method: str,
+                   params: dict[str, Any]) -> dict[str, str]:
+    """task -> run id in the newest sweep that left one of these runs unfinished ({} when there is none).
+
+    Runs of that sweep already done are included, so a resumed `--task all` finishes the sweep the kill
+    interrupted instead of starting its finished tasks over."""
+    con = library.store.con
+    _ensure(con)
+    keys = {resume_key(dataset, t, method, params): t for t in tasks}
+    row = con.execute(
+        "SELECT sweep_id FROM runs WHERE status = 'running' AND resume_key IN (SELECT unnest(?))"
+        " ORDER BY created_at DESC, id LIMIT 1", [list(keys)]).fetchone()
+    if row is None:
+        return {}
+    rows = con.execute("SELECT id, resume_key FROM runs WHERE sweep_id = ? AND resume_key IN (SELECT unnest(?))",
+                       [row[0], list(keys)]).fetchall()
+    return {keys[k]: run_id for run_id, k in rows}
+
+
+def record_item(library: Library, run_id: str, item: ItemResult) -> None:
+    """Commit one finished item (its own transaction: a kill right after it keeps it)."""
+    library.store.con.execute(
+        "INSERT OR REPLACE INTO run_items (run_id, item_id, score, picked, seconds) VALUES (?, ?, ?, ?, ?)",
+        [run_id, item.item_id, item.score, json.dumps(item.picked), item.seconds])
+    crash_point("bench_item")
+
+
+def discard_empty(library: Library, run_ids: Sequence[str]) -> None:
+    """Forget runs that failed before finishing any item (a wrong method, an unreadable file): nothing to resume."""
+    library.store.con.execute(
+        "DELETE FROM runs WHERE status = 'running' AND id IN (SELECT unnest(?))"
+        " AND id NOT IN (SELECT run_id FROM run_items)", [list(run_ids)])
+
+
+def stored_items(library: Library, run_id: str) -> dict[str, ItemResult]:
+    con = library.store.con
+    _ensure(con)
+    rows = con.execute("SELECT item_id, score, picked, seconds FROM run_items WHERE run_id = ?", [run_id]).fetchall()
+    return {r[0]: ItemResult(r[0], r[1], json.loads(r[2]), r[3] or 0.0) for r in rows}
 
 
 def list_runs(library: Library) -> list[dict[str, Any]]:
     con = library.store.con
-    con.execute(_DDL)
+    _ensure(con)
+    # An unfinished run counts the items it has stored so far.
     rows = con.execute(
-        "SELECT id, created_at, dataset, task, method, parameters, code_version, n_items, n_skipped, metrics, seconds"
+        "SELECT id, created_at, dataset, task, method, parameters, code_version,"
+        " CASE WHEN status = 'running' THEN (SELECT count(*) FROM run_items i WHERE i.run_id = runs.id)"
+        " ELSE n_items END, n_skipped, metrics, seconds, coalesce(status, 'done')"
         " FROM runs ORDER BY created_at DESC").fetchall()
     return [{
         "id": r[0], "created_at": r[1].isoformat(timespec="seconds"), "dataset": r[2], "task": r[3], "method": r[4],
         "parameters": json.loads(r[5] or "{}"), "code_version": r[6], "n_items": r[7], "n_skipped": r[8],
-        "metrics": json.loads(r[9] or "{}"), "seconds": r[10],
+        "metrics": json.loads(r[9] or "{}"), "seconds": r[10], "status": r[11],
     } for r in rows]

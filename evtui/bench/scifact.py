@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,9 @@ from evtui.bench.beir import (
     embed_if_needed,
     evaluate,
     make_doc_ranker,
+    resumed_or_ranked,
 )
+from evtui.bench.runs import ItemResult
 from evtui.config import load_config
 from evtui.errors import EvtuiError
 
@@ -77,10 +80,13 @@ def run_scifact(
     qrels_rule: str = "evidence",
     on_progress: ProgressFn | None = None,
     home: Path | None = None,
+    done: Mapping[str, ItemResult] | None = None,
+    on_item: Callable[[ItemResult], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Rank the corpus for each claim: (result, parameters and timings for `save_run`).
 
     The result holds nDCG@10 (0-1) and Recall@k (0-100), means over all judged claims, and nDCG@10 per claim.
+    Claims in `done` (a killed run's rankings) are not searched again; `on_item` gets each new ranking.
     """
     check_method(method)
     claims = load_claims(claims_path)
@@ -98,7 +104,7 @@ def run_scifact(
         run: dict[str, dict[str, float]] = {}
         queries = [Query(str(c["id"]), str(c["claim"])) for c in claims if str(c["id"]) in qrels]
         for n, q in enumerate(queries, 1):
-            run[q.query_id] = ranker(q)
+            run[q.query_id] = resumed_or_ranked(q, ranker, done, on_item)
             if on_progress:
                 on_progress("claims", n, len(queries))
     finally:

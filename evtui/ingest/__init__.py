@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -13,12 +15,23 @@ from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper
 
-__all__ = ["FORMATS", "MAX_FILE_BYTES", "detect_format", "discover", "iter_papers", "section_kind", "split_sentences"]
+__all__ = ["FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "detect_format", "discover", "iter_papers", "section_kind",
+           "split_sentences"]
 
 FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text")
 MAX_FILE_BYTES = 512 * 1024 * 1024
 _DOC_PREFIXES = ("readme", "license", "licence", "source", "changelog")
 _SNIFF = 64 * 1024
+# Longer ids are refused: Tantivy silently drops a raw term over 64 KiB, and a paper whose id is not indexed
+# could never be deleted from the index again.
+MAX_ID_CHARS = 1000
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+         (b"\xfe\xff", "UTF-16"))
+# The reason given when a loader fails in a way it did not foresee (a bug to report, not a bad file).
+INTERNAL_ERROR = "internal error while reading this file"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Reading errors of a damaged or disguised file (zlib.error: a gzip stream whose data is garbage).
+_READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]]:
@@ -54,7 +67,7 @@ def _head(path: Path) -> bytes:
     try:
         with _open_bytes(path) as fh:
             return fh.read(_SNIFF)
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except _READ_ERRORS as exc:
         raise IngestError(str(path), f"cannot read: {exc}") from exc
 
 
@@ -68,7 +81,8 @@ def _looks_binary(head: bytes) -> bool:
     return ctrl / len(sample) > 0.05
 
 
-def detect_format(path: Path) -> str:
+def _precheck(path: Path) -> bytes:
+    """The file's first bytes, once it is known to be a non-empty text file within the size limit."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -78,10 +92,18 @@ def detect_format(path: Path) -> str:
     if size > MAX_FILE_BYTES:
         raise IngestError(str(path), f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES // 2**20} MiB limit")
     head = _head(path)
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            raise IngestError(str(path), f"{name} text: re-save the file as UTF-8")
     if not head.strip():
         raise IngestError(str(path), "empty file")
     if _looks_binary(head):
         raise IngestError(str(path), "not a text file (binary content)")
+    return head
+
+
+def detect_format(path: Path) -> str:
+    head = _precheck(path)
     name = path.name.lower().removesuffix(".gz")
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     if text.startswith("<") or name.endswith((".xml", ".nxml")):
@@ -112,6 +134,8 @@ def detect_format(path: Path) -> str:
 
 
 def iter_papers(path: Path, fmt: str = "auto") -> Iterator[ParsedPaper | IngestError]:
+    """The papers in one file, in order, each as a ParsedPaper or an IngestError with the path and the reason.
+    Never raises for what is in the file: a broken, disguised or hostile file is an IngestError."""
     from evtui.ingest import loaders
 
     if fmt in (None, "", "auto"):
@@ -125,12 +149,9 @@ def iter_papers(path: Path, fmt: str = "auto") -> Iterator[ParsedPaper | IngestE
         return
     else:
         try:
-            detect_size = path.stat().st_size
-        except OSError as exc:
-            yield IngestError(str(path), f"cannot read: {exc.strerror}")
-            return
-        if detect_size == 0:
-            yield IngestError(str(path), "empty file")
+            _precheck(path)
+        except IngestError as exc:
+            yield exc
             return
     loader = loaders.LOADERS[fmt]
     try:
@@ -138,12 +159,59 @@ def iter_papers(path: Path, fmt: str = "auto") -> Iterator[ParsedPaper | IngestE
             if isinstance(item, ParsedPaper):
                 item.source_path = item.source_path or str(path)
                 item.source_format = fmt
-            yield item
+                yield _checked(item, path)
+            else:
+                yield item
     except IngestError as exc:
         yield exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         yield IngestError(str(path), f"{type(exc).__name__}: {exc}")
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except _READ_ERRORS as exc:
         yield IngestError(str(path), f"cannot read: {exc}")
     except RecursionError:
         yield IngestError(str(path), "structure nested too deeply")
+    except Exception as exc:  # noqa: BLE001 - one odd file must not end an ingest of thousands
+        yield IngestError(str(path), f"{INTERNAL_ERROR} ({type(exc).__name__}: {exc}); please report it")
+
+
+def _clean(text: object) -> str:
+    """A str the store can hold: JSON escapes (and undecodable file names) can carry lone surrogates, which
+    UTF-8 cannot encode; each becomes U+FFFD."""
+    s = text if isinstance(text, str) else "" if text is None else str(text)
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        s = _SURROGATE.sub("\ufffd", s)
+    return s
+
+
+def _optional(text: object) -> str | None:
+    return None if text is None else _clean(text) or None
+
+
+def _checked(p: ParsedPaper, path: Path) -> ParsedPaper | IngestError:
+    """The paper with every field as the store expects it (fixed in place), or an IngestError for an id it
+    cannot hold. A loader's odd value (a year like 99999999999, a number where a DOI belongs, a lone surrogate
+    from a JSON escape) must not reach the batch write, where it would fail the other papers of the batch."""
+    p.id = _clean(p.id).strip()
+    if not p.id:
+        return IngestError(str(path), "a paper without an id")
+    if len(p.id) > MAX_ID_CHARS:
+        return IngestError(str(path), f"paper id of {len(p.id)} characters (over {MAX_ID_CHARS}): {p.id[:60]}...")
+    if not (isinstance(p.year, int) and not isinstance(p.year, bool) and 0 < p.year < 10_000):
+        p.year = None
+    p.title = _clean(p.title)
+    p.authors = [a for a in (_clean(a) for a in p.authors) if a] if isinstance(p.authors, list) else []
+    p.journal, p.doi, p.pmid, p.pmcid, p.licence = (
+        _optional(v) for v in (p.journal, p.doi, p.pmid, p.pmcid, p.licence))
+    p.source_path = _clean(p.source_path)
+    if p.source_format in _JSON_FORMATS:  # only a JSON decoder hands out non-str values and lone surrogates
+        for s in p.sentences:
+            if not (type(s.text) is str and s.text.isascii()):
+                s.text = _clean(s.text)
+            if not (type(s.section_title) is str and s.section_title.isascii()):
+                s.section_title = _clean(s.section_title)
+    return p
+
+
+_JSON_FORMATS = frozenset({"cord", "corpus-jsonl", "evidencebench"})

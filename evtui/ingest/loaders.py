@@ -9,10 +9,12 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
 from evtui.errors import IngestError
+from evtui.ingest import MAX_FILE_BYTES
 from evtui.ingest.sections import flat_section_kind, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -29,7 +31,26 @@ def _open(path: Path) -> io.BufferedIOBase:
 
 def _read_bytes(path: Path) -> bytes:
     with _open(path) as fh:
-        return fh.read()
+        data = fh.read(MAX_FILE_BYTES + 1)  # bounded: a small .gz can inflate to gigabytes
+    if len(data) > MAX_FILE_BYTES:
+        raise IngestError(str(path), f"more than {MAX_FILE_BYTES // 2**20} MiB of text once decompressed")
+    return data
+
+
+def _bounded_lines(fh: io.BufferedIOBase, path: Path) -> Iterator[tuple[int, bytes | IngestError]]:
+    """(line number, line) pairs; a line over MAX_LINE_BYTES is skipped as an error without holding it whole."""
+    lineno = 0
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        lineno += 1
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while (rest := fh.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+            yield lineno, IngestError(str(path), f"line {lineno}: longer than {MAX_LINE_BYTES // 2**20} MiB")
+            continue
+        yield lineno, raw
 
 
 def _decode(path: Path, data: bytes, *, lenient: bool = False) -> str:
@@ -61,9 +82,17 @@ def _xml_root(path: Path) -> etree._Element:
     try:
         return etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
-        line = getattr(exc, "lineno", None)
-        where = f" at line {line}" if line else ""
-        raise IngestError(str(path), f"XML is malformed{where}: {exc.msg if hasattr(exc, 'msg') else exc}") from exc
+        raise _xml_error(path, exc) from exc
+
+
+def _xml_error(path: Path, exc: etree.XMLSyntaxError) -> IngestError:
+    msg = str(getattr(exc, "msg", None) or exc)
+    if "Excessive depth" in msg:
+        return IngestError(str(path), "XML nested too deeply (over 256 levels): not a paper")
+    if "huge text node" in msg.lower():
+        return IngestError(str(path), "XML text block over 10 MB: not a paper")
+    line = getattr(exc, "lineno", None)
+    return IngestError(str(path), f"XML is malformed{f' at line {line}' if line else ''}: {msg}")
 
 
 def _local(tag: object) -> str:
@@ -94,7 +123,8 @@ def _text(el: etree._Element) -> str:
 def _jats_licence(root: etree._Element) -> str | None:
     for lic in root.iter("{*}license", "license"):
         href = lic.get("{http://www.w3.org/1999/xlink}href") or ""
-        txt = href + " " + _text(lic)
+        # A licence is a sentence or two; the lazy pattern below is quadratic on a huge hostile one.
+        txt = (href[:500] + " " + _text(lic))[:2000]
         m = re.search(r"creativecommons\.org/licenses/([a-z\-]+)/(\d\.\d)", txt)
         if m:
             return f"CC {m.group(1).upper()} {m.group(2)}"
@@ -143,8 +173,9 @@ def load_jats(path: Path) -> Result:
         dates.sort(key=lambda d: 0 if (d.get("pub-type") or d.get("date-type") or "") in ("epub", "ppub", "pub") else 1)
         for d in dates:
             y = next(d.iter("{*}year", "year"), None)
-            if y is not None and (y.text or "").strip().isdigit():
-                year = int(y.text.strip())
+            digits = (y.text or "").strip() if y is not None else ""
+            if digits.isascii() and digits.isdigit() and len(digits) == 4:
+                year = int(digits)
                 break
     jt = next(root.iter("{*}journal-title", "journal-title"), None)
     journal = _text(jt) if jt is not None else None
@@ -189,8 +220,10 @@ def _jats_block(el: etree._Element, sec_title: str, kind: str, out: list[ParsedS
 def load_bioc(path: Path) -> Result:
     opener = _open(path)
     try:
-        ctx = etree.iterparse(opener, events=("end",), tag="document", resolve_entities=False, no_network=True,
-                              load_dtd=False, huge_tree=False, remove_comments=True)
+        # Handed a reader without `.name`: lxml encodes a file object's name as its URL, and a name that is not
+        # valid UTF-8 (bytes from another system) would fail there.
+        ctx = etree.iterparse(_Reader(opener), events=("end",), tag="document", resolve_entities=False,
+                              no_network=True, load_dtd=False, huge_tree=False, remove_comments=True)
         for _ev, doc in ctx:
             try:
                 yield _bioc_doc(path, doc)
@@ -198,9 +231,19 @@ def load_bioc(path: Path) -> Result:
                 yield exc
             doc.clear()
     except etree.XMLSyntaxError as exc:
-        raise IngestError(str(path), f"XML is malformed at line {getattr(exc, 'lineno', '?')}: {exc}") from exc
+        raise _xml_error(path, exc) from exc
     finally:
         opener.close()
+
+
+class _Reader:
+    """Only `read`, nothing else of the file object."""
+
+    def __init__(self, fh: io.BufferedIOBase) -> None:
+        self._fh = fh
+
+    def read(self, n: int = -1) -> bytes:
+        return self._fh.read(n)
 
 
 def _bioc_doc(path: Path, doc: etree._Element) -> ParsedPaper:
@@ -227,28 +270,28 @@ def _bioc_doc(path: Path, doc: etree._Element) -> ParsedPaper:
 
 
 def load_pubtator(path: Path) -> Result:
-    with _open(path) as raw:
-        fh = io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
+    with _open(path) as fh:
         block: dict[str, str] = {}
-        lineno = 0
-        try:
-            for line in fh:
-                lineno += 1
-                line = line.rstrip("\r\n")
-                if not line.strip():
-                    if block:
-                        yield _pubtator_doc(path, block)
-                        block = {}
-                    continue
-                m = re.match(r"^([^|\t]+)\|([ta])\|(.*)$", line)
-                if m:
-                    if block and block.get("id") != m.group(1):
-                        yield _pubtator_doc(path, block)
-                        block = {}
-                    block["id"] = m.group(1)
-                    block[m.group(2)] = m.group(3)
-        except UnicodeDecodeError as exc:
-            raise IngestError(str(path), f"not valid UTF-8 near line {lineno + 1}") from exc
+        for lineno, raw in _bounded_lines(fh, path):
+            if isinstance(raw, IngestError):
+                yield raw
+                continue
+            try:
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                raise IngestError(str(path), f"not valid UTF-8 near line {lineno}") from exc
+            if not line.strip():
+                if block:
+                    yield _pubtator_doc(path, block)
+                    block = {}
+                continue
+            m = re.match(r"^([^|\t]+)\|([ta])\|(.*)$", line)
+            if m:
+                if block and block.get("id") != m.group(1):
+                    yield _pubtator_doc(path, block)
+                    block = {}
+                block["id"] = m.group(1)
+                block[m.group(2)] = m.group(3)
         if block:
             yield _pubtator_doc(path, block)
 
@@ -264,9 +307,9 @@ def _pubtator_doc(path: Path, block: dict[str, str]) -> ParsedPaper:
 
 def _json_lines(path: Path) -> Iterator[tuple[int, dict | IngestError]]:
     with _open(path) as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if len(raw) > MAX_LINE_BYTES:
-                yield lineno, IngestError(str(path), f"line {lineno}: longer than {MAX_LINE_BYTES // 2**20} MiB")
+        for lineno, raw in _bounded_lines(fh, path):
+            if isinstance(raw, IngestError):
+                yield lineno, raw
                 continue
             if not raw.strip():
                 continue
@@ -334,7 +377,9 @@ def load_evidencebench(path: Path) -> Result:
             continue
         seen.add(pid)
         pool = item["paper_as_candidate_pool"]
-        types = item.get("sentence_types_in_candidate_pool") or ["normal_paragraph"] * len(pool)
+        types = item.get("sentence_types_in_candidate_pool")
+        if not isinstance(types, list) or not types:
+            types = ["normal_paragraph"] * len(pool)
         sents: list[ParsedSentence] = []
         sec_title, kind = "Abstract", "abstract"
         for text, typ in zip(pool, types, strict=False):
@@ -362,11 +407,11 @@ def _pmcid(pid: str) -> str | None:
 
 def load_cord(path: Path) -> Result:
     obj = _json_object(path, "a CORD-19 / S2ORC JSON object")
-    parse = obj.get("pdf_parse") if isinstance(obj.get("pdf_parse"), dict) else obj
-    meta = obj.get("metadata") or {}
+    parse = _dict(obj.get("pdf_parse")) or obj
+    meta = _dict(obj.get("metadata"))
     title = _ws(str(meta.get("title") or obj.get("title") or ""))
-    authors = [" ".join(x for x in (a.get("first"), a.get("last")) if x) for a in meta.get("authors") or []
-               if isinstance(a, dict)]
+    authors = [" ".join(x for x in (a.get("first"), a.get("last")) if isinstance(x, str) and x)
+               for a in _list(meta.get("authors")) if isinstance(a, dict)]
     pid = f"cord:{obj.get('paper_id') or path.stem}"
     sents = _title_sentence(title)
     abstract = parse.get("abstract") or obj.get("abstract") or []
@@ -375,7 +420,7 @@ def load_cord(path: Path) -> Result:
             sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(str(para.get("text", ""))))
     current = None
     kind = "other"
-    for para in parse.get("body_text") or []:
+    for para in _list(parse.get("body_text")):
         if not isinstance(para, dict):
             continue
         sec = _ws(str(para.get("section") or ""))
@@ -387,8 +432,19 @@ def load_cord(path: Path) -> Result:
         sents.extend(ParsedSentence(s, sec, kind) for s in split_sentences(str(para.get("text", ""))))
     if not title and len(sents) <= 0:
         raise IngestError(str(path), "no title, abstract or body_text found")
+    doi = meta.get("doi")
     yield ParsedPaper(id=pid, title=title or pid, sentences=sents, authors=[a for a in authors if a],
-                      doi=meta.get("doi"), source_path=str(path))
+                      doi=doi if isinstance(doi, str) else None, source_path=str(path))
+
+
+def _list(value: object) -> list[Any]:
+    """A JSON value that should be an array; anything else (a number, an object, null) counts as empty."""
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: object) -> dict[str, Any]:
+    """A JSON value that should be an object; anything else counts as empty."""
+    return value if isinstance(value, dict) else {}
 
 
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")

@@ -11,22 +11,19 @@ ABBREVIATIONS = frozenset(
 )
 # A candidate boundary: terminal punctuation, optional closing quote/bracket, whitespace, then a sentence start.
 _BOUNDARY = re.compile(r"([.!?])([\"'”’)\]]*)(\s+)(?=[\"'“‘(\[]?[A-Z0-9ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ])")
-_WORD_BEFORE = re.compile(r"(\S+)$")
+
+_DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 
 
-def _is_abbrev(before: str, nxt: str) -> bool:
-    m = _WORD_BEFORE.search(before)
-    if not m:
-        return False
-    word = m.group(1).lstrip("([\"'“")
+def _is_abbrev(word: str) -> bool:
+    """Is `word` (the token right before a period) an abbreviation, an initial or a dotted short form?"""
+    word = word.lstrip("([\"'“")
     low = word.lower().rstrip(".")
     if low in ABBREVIATIONS:
         return True
-    if re.fullmatch(r"[A-Z]", word):  # initials (J. Smith) and genus abbreviations (E. coli)
+    if len(word) == 1 and "A" <= word <= "Z":  # initials (J. Smith) and genus abbreviations (E. coli)
         return True
-    if re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word):  # e.g, i.e, U.S
-        return True
-    return False
+    return _DOTTED.fullmatch(word) is not None  # e.g, i.e, U.S
 
 
 def split_sentences(text: str) -> list[str]:
@@ -38,8 +35,11 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for m in _BOUNDARY.finditer(para):
             end = m.end(2)
-            before = para[start:m.start(1)]
-            if m.group(1) == "." and not m.group(2) and _is_abbrev(before, para[m.end():]):
+            dot = m.start(1)
+            # The word before the period, found from the right: slicing the whole unsplit run here made a long
+            # paragraph full of abbreviations ("Fig. A Fig. B ...") quadratic. `para` has single spaces only.
+            word = para[max(start, para.rfind(" ", start, dot) + 1):dot]
+            if m.group(1) == "." and not m.group(2) and word and _is_abbrev(word):
                 continue
             sent = para[start:end].strip()
             if sent:

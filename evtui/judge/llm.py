@@ -156,6 +156,10 @@ class LLMClient:
             raise EvtuiError("no judge model: pass --model (a litellm model string such as openai/gpt-4o-mini, "
                              "anthropic/claude-3-5-haiku-latest, ollama/llama3.1) or set judge_model in the config")
         model = model.strip()
+        if api_base and (urlparse(api_base).username or urlparse(api_base).password):
+            # The HTTP client refuses them beside a key, and a URL is echoed in logs: keys go in the environment.
+            raise EvtuiError("the judge's api_base must not carry credentials (user:password@); put the key in the "
+                             "provider's environment variable or EVTUI_JUDGE_API_KEY")
         if api_base and "/" not in model:
             model = f"openai/{model}"  # a bare name on an OpenAI-compatible server
         self.model = model

@@ -166,7 +166,9 @@ _HEDGE = re.compile(
     r"|\b(may|might|could|whether|possibly|potentially|hypothesi[sz]e[sd]?)\b|\?\s*$",
     re.I,
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters, and lone surrogates (a command-line argument that was not valid UTF-8 arrives with them):
+# neither can be encoded for the tokenizers, the seeded random draw or the terminal.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 MAX_QUERY_CHARS = 2000
 
 
@@ -368,6 +370,7 @@ def covered_aspects(spans: Iterable[Span]) -> list[str]:
 
 
 _ABBR = re.compile(r"\(([A-Za-z][A-Za-z0-9\-αβγ]{1,9})\)")
+_ABBR_WINDOW = 400  # characters before "(SF)" searched for its long form: 15 words of ordinary prose fit
 
 
 def extract_abbreviations(sentences: Iterable[str]) -> dict[str, str]:
@@ -378,8 +381,13 @@ def extract_abbreviations(sentences: Iterable[str]) -> dict[str, str]:
             short = m.group(1)
             if not any(c.isupper() for c in short) or short.isdigit():
                 continue
-            before = s[:m.start()].rstrip()
-            words = re.findall(r"[^\s(]+", before)[-min(len(short) + 5, len(short) * 2):]
+            # Only the last few words can be the long form: look at a bounded window before the parenthesis
+            # (the whole prefix made a long sentence full of parentheses quadratic).
+            lo = max(0, m.start() - _ABBR_WINDOW)
+            words = re.findall(r"[^\s(]+", s[lo:m.start()].rstrip())
+            if lo > 0 and words and all(not c.isspace() and c != "(" for c in s[lo - 1:lo + 1]):
+                words = words[1:]  # a word cut by the window's edge
+            words = words[-min(len(short) + 5, len(short) * 2):]
             long = _match_long(short, words)
             if long:
                 counts[(short, long)] = counts.get((short, long), 0) + 1

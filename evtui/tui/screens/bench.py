@@ -210,8 +210,9 @@ def estimate_sweep(library: Library, items: dict[str, dict[str, Any]], tasks: li
 def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
     """Methods × tasks as rich bars: the latest stored run of each (dataset, task, method)."""
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for r in runs:  # newest first
-        latest.setdefault((r["dataset"], r["task"], r["method"]), r)
+    for r in runs:  # newest first; an interrupted run (status running, no metrics yet) is not a bar
+        if r.get("status", "done") == "done":
+            latest.setdefault((r["dataset"], r["task"], r["method"]), r)
     if not latest:
         return Text("no stored runs yet: run a sweep (r) and each finished run lands here", style="dim")
     methods = sorted({m for _d, _t, m in latest})

@@ -143,8 +143,9 @@ class LibraryScreen(Screen[None]):
             self.post_message(IngestStep(p))
 
         try:
-            with app.db_lock:
-                report = app.library.ingest([path], on_progress=progress)
+            # Not under db_lock: the ingest writes through its own connection and the index writer, so searches
+            # keep running on the last committed state while it works.
+            report = app.library.ingest([path], on_progress=progress)
         except EvtuiError as exc:
             self.post_message(WorkFailed("Ingest", str(exc)))
             return
@@ -205,8 +206,7 @@ class LibraryScreen(Screen[None]):
         app = self.evtui
         assert app.library is not None
         try:
-            with app.db_lock:
-                n = app.library.remove([paper_id])
+            n = app.library.remove([paper_id])  # the library's writer connection: searches need not wait
         except Exception as exc:  # noqa: BLE001
             self.post_message(WorkFailed("Remove", f"cannot remove {paper_id}: {exc}"))
             return

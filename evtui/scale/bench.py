@@ -1,0 +1,185 @@
+"""`evtui bench evidencebench --engine ray`: the per-item rankings computed by Ray actors, scored by the driver.
+
+The driver builds (or refreshes) the bench library, embeds what the method needs (on Ray), and lets go of it;
+the items' Tasks — all a ranker may see, never the labels — go to Parquet; Ray Data `map_batches` runs an actor
+class that opens the bench library READ-ONLY once (DuckDB admits many readers once no writer holds the file;
+Tantivy readers take no lock) and ranks with the very `make_ranker` of the local engine. Rows (item id, picked
+sentence indices) stream back, and `run_evidencebench` scores and stores each item exactly as it does locally,
+so deterministic methods give identical runs on either engine.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+import weakref
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evtui.bench.evidencebench import Task, make_ranker, task_k
+from evtui.errors import EvtuiError
+from evtui.scale import cluster_cpus, init_ray
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from evtui.library import Library
+
+# The judge strategies write their verdict cache as they go and already run their LLM calls concurrently; a
+# read-only worker cannot keep that cache, so they stay on the local engine.
+RAY_METHODS: tuple[str, ...] = ("best", "bm25-coverage", "bm25", "dense", "hybrid", "random")
+_NEEDS_EMBEDDINGS = ("best", "dense", "hybrid")
+RELEASE_TIMEOUT = 60.0  # seconds Ray may take to stop the actors once the job is done
+
+
+class _RankBatch:
+    """Ray Data callable class: one read-only bench library and one ranker per actor."""
+
+    def __init__(self, home: str, method: str, seed: int) -> None:
+        from evtui.config import Config
+        from evtui.library import Library
+
+        self.library = Library(Config(home=Path(home), demo=False), read_only=True)
+        self.rank = make_ranker(self.library, method, seed)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        import pyarrow as pa
+
+        picked: list[list[int]] = []
+        seconds: list[float] = []
+        for row in batch.to_pylist():
+            t0 = time.perf_counter()
+            task = Task(row["item_id"], row["hypothesis"], row["paper_id"], int(row["k"]), bool(row["results"]))
+            picked.append([int(i) for i in self.rank(task)])
+            seconds.append(time.perf_counter() - t0)
+        return pa.table({"item_id": batch.column("item_id"), "picked": pa.array(picked, pa.list_(pa.int64())),
+                         "seconds": pa.array(seconds, pa.float64())})
+
+
+def visible_tasks(items: Mapping[str, Mapping[str, Any]], task: str, done: Mapping[str, object]) -> list[Task]:
+    """The Tasks `run_evidencebench` will ask for, in its order: not done, and not skipped by this task.
+
+    Built as evtui.bench.evidencebench.rank_item builds them; the ranker checks each request against this list."""
+    out: list[Task] = []
+    for item_id, item in items.items():
+        if item_id in done:
+            continue
+        k = task_k(dict(item), task)
+        if k is None:
+            continue
+        out.append(Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
+                        results=task.startswith("results")))
+    return out
+
+
+def _write_tasks(tasks: list[Task], folder: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True, exist_ok=True)
+    table = pa.table({
+        "item_id": pa.array([t.item_id for t in tasks], pa.string()),
+        "hypothesis": pa.array([t.hypothesis for t in tasks], pa.string()),
+        "paper_id": pa.array([t.paper_id for t in tasks], pa.string()),
+        "k": pa.array([t.k for t in tasks], pa.int32()),
+        "results": pa.array([t.results for t in tasks], pa.bool_()),
+    })
+    pq.write_table(table, folder / "part-00000.parquet")
+
+
+class RayRanker:
+    """A ranker (Task -> picked indices) whose answers come from Ray actors, streamed as they finish.
+
+    Asked for items in any order; answers that arrive early wait in a buffer. The work folder goes when the
+    last answer has arrived (or when the ranker is dropped)."""
+
+    def __init__(self, rows: Iterator[dict[str, Any]], expected: list[Task], work: Path, db_path: Path) -> None:
+        self._rows = rows
+        self._db_path = db_path
+        self._expected = set(expected)
+        self._got: dict[str, list[int]] = {}
+        self._left = len(expected)
+        self._cleanup = weakref.finalize(self, shutil.rmtree, work, True)
+
+    def __call__(self, task: Task) -> list[int]:
+        if task not in self._expected:
+            raise EvtuiError(f"the Ray engine was not given item {task.item_id} as {task} to rank")
+        while task.item_id not in self._got:
+            try:
+                row = next(self._rows)
+            except StopIteration:
+                raise EvtuiError(f"the Ray job ended without a ranking for {task.item_id}") from None
+            except Exception as exc:  # noqa: BLE001 - Ray wraps worker errors in its own types
+                raise EvtuiError(f"the Ray ranking job failed: {exc}") from exc
+            self._got[str(row["item_id"])] = [int(i) for i in row["picked"]]
+        self._left -= 1
+        if self._left == 0:
+            self._finish()
+        return self._got.pop(task.item_id)
+
+    def _finish(self) -> None:
+        """Run the job to its end, so Ray tears the actor pool down, and wait until the actors' read-only
+        connections are gone: the next writer of the bench library (the next task, a local run) needs it free."""
+        for _row in self._rows:
+            pass
+        self._cleanup()
+        import duckdb
+
+        deadline = time.monotonic() + RELEASE_TIMEOUT
+        while True:
+            try:
+                duckdb.connect(str(self._db_path)).close()
+                return
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise EvtuiError(f"Ray workers still hold {self._db_path} after the run: {exc}") from exc
+                time.sleep(0.1)
+
+
+def ray_ranker(
+    library: Library,
+    items: Mapping[str, Mapping[str, Any]],
+    task: str,
+    method: str,
+    seed: int,
+    *,
+    done: Mapping[str, object] | None = None,
+    address: str | None = None,
+    parquet_dir: Path | None = None,
+    progress: bool = False,
+) -> RayRanker:
+    """Start ranking this task's items on Ray and return the ranker that hands out the answers.
+
+    Closes `library` (the driver's writable bench library): the workers open it read-only, which DuckDB allows
+    only once no writer holds it. With a cluster, the bench library and `parquet_dir` must be on shared storage."""
+    if method not in RAY_METHODS:
+        raise EvtuiError(f"--engine ray runs the search methods ({', '.join(RAY_METHODS)}); {method} judges with "
+                         "an LLM, already concurrently, and keeps a verdict cache: run it with --engine local")
+    init_ray(address, progress=progress)
+    if method in _NEEDS_EMBEDDINGS:
+        from evtui.embed import model_available, model_folder
+
+        if model_available():
+            from evtui.scale.embed import embed_with_ray
+
+            # Readers cannot write the embedding cache: fill it first (on Ray), and lay the model out once
+            # rather than letting every actor race to create the same links.
+            embed_with_ray(library, address=address, parquet_dir=parquet_dir, progress=progress)
+            model_folder(library.config.cache_dir)
+    home = library.config.home
+    library.close()
+    tasks = visible_tasks(items, task, done or {})
+    base = Path(parquet_dir).expanduser() if parquet_dir else home / "cache" / "ray"
+    work = base / f"bench-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    if not tasks:
+        return RayRanker(iter(()), [], work, library.config.db_path)
+    _write_tasks(tasks, work / "tasks")
+    import ray
+
+    ds = ray.data.read_parquet(str(work / "tasks"))
+    ds = ds.map_batches(_RankBatch, fn_constructor_kwargs={"home": str(home), "method": method, "seed": seed},
+                        batch_size=1, batch_format="pyarrow",
+                        compute=ray.data.ActorPoolStrategy(min_size=1, max_size=min(len(tasks), cluster_cpus())))
+    return RayRanker(iter(ds.iter_rows()), tasks, work, library.config.db_path)
