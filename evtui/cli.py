@@ -531,7 +531,7 @@ def cmd_llm_serve(args: argparse.Namespace) -> int:
 
 
 # -- parser ----------------------------------------------------------------------------------------
-def _engine_args(parser: argparse.ArgumentParser, engine_help: str) -> None:
+def _add_engine_args(parser: argparse.ArgumentParser, engine_help: str) -> None:
     """--engine / --ray-address / --parquet-dir, shared by `embed` and `bench evidencebench` (docs/scale.md)."""
     parser.add_argument("--engine", choices=("local", "ray"), default="local",
                         help=f"{engine_help}; pip install 'evtui[ray]'; see docs/scale.md)")
@@ -585,7 +585,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     em = add("embed", cmd_embed, "compute the dense embeddings that dense/hybrid search use (cached in DuckDB)")
     em.add_argument("--paper", help="only this paper")
-    _engine_args(em, "local (default: this process) or ray (Ray Data over Parquet shards")
+    _add_engine_args(em, "local (default: this process) or ray (Ray Data over Parquet shards")
 
     ex = add("export", cmd_export, "write the selected sentences with citations (Markdown, JSON Lines or BibTeX)")
     ex.add_argument("--out", required=True, help="file to write (only this path is written)")
@@ -617,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     eb.add_argument("--resume", action="store_true",
                     help="finish the newest unfinished run (killed or interrupted) with the same data, task, method "
                          "and parameters, keeping its finished items")
-    _engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search methods only")
+    _add_engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search methods only")
     eb.add_argument("--json", action="store_true")
     eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     for name, help_ in (
