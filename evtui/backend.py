@@ -66,11 +66,15 @@ class SearchBackend(Protocol):
 
     def size_bytes(self) -> int: ...
 
+    def fetch(self, sentence_ids: Sequence[str]) -> dict[str, Hit]:
+        """The indexed sentences with these ids, by id (a lookup, not a scan)."""
+        ...
+
     def sentence_ids(self, paper_id: str | None = None) -> set[str]:
         """Every indexed sentence id (of one paper), for consistency checks."""
         ...
 
-    def phrase_query(self, words: Sequence[str]) -> tuple[BackendQuery, bool]:
+    def phrase_query(self, words: Sequence[str], *, fast: bool = False) -> tuple[BackendQuery, bool]:
         """A query for one term (word or phrase) over the analysed text; True when it had to be parsed leniently."""
         ...
 

@@ -365,7 +365,7 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
         with _stage_progress(not args.json) as cb:
             common: dict[str, Any] = {
                 "seed": args.seed, "limit": args.limit, "on_progress": cb, "home": lib.config.home, "done": done,
-                "on_item": partial(record_item, lib, run_id) if run_id else None}
+                "on_item": partial(record_item, lib, run_id) if run_id else None, **_engine_args(args)}
             try:
                 if scifact:
                     res, params = run_scifact(Path(args.corpus), Path(args.claims), args.method,
@@ -532,7 +532,7 @@ def cmd_llm_serve(args: argparse.Namespace) -> int:
 
 # -- parser ----------------------------------------------------------------------------------------
 def _add_engine_args(parser: argparse.ArgumentParser, engine_help: str) -> None:
-    """--engine / --ray-address / --parquet-dir, shared by `embed` and `bench evidencebench` (docs/scale.md)."""
+    """--engine / --ray-address / --parquet-dir, shared by `embed` and the `bench` verbs (docs/scale.md)."""
     parser.add_argument("--engine", choices=("local", "ray"), default="local",
                         help=f"{engine_help}; pip install 'evtui[ray]'; see docs/scale.md)")
     parser.add_argument("--ray-address", default=None, metavar="ADDR",
@@ -617,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     eb.add_argument("--resume", action="store_true",
                     help="finish the newest unfinished run (killed or interrupted) with the same data, task, method "
                          "and parameters, keeping its finished items")
-    _add_engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search methods only")
+    _add_engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search and judge methods")
     eb.add_argument("--json", action="store_true")
     eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     for name, help_ in (
@@ -640,6 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
             bb.add_argument("--qrels", choices=("evidence", "cited"), default="evidence",
                             help="relevant docs: evidence docs, or cited ones when a claim has none (default); "
                                  "or cited docs for every claim (how BEIR's qrels files look built)")
+        _add_engine_args(bb, "where the claims are ranked: local (default) or ray (Ray actors over Parquet")
         bb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
         bb.add_argument("--resume", action="store_true",
                         help="finish the newest unfinished run (killed or interrupted) with the same arguments, "

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evtui.embed import DIM, MODEL_ID, Embedder, coverage, ensure_embeddings, ensure_table, get_embedder
+from evtui.embed import (
+    DIM,
+    MODEL_ID,
+    Embedder,
+    coverage,
+    ensure_embeddings,
+    ensure_table,
+    get_embedder,
+    vectors_for,
+)
 from evtui.models import Evidence, Sentence, Span
 
 if TYPE_CHECKING:
@@ -47,20 +56,10 @@ def fuse_hybrid(bm25_ids: list[str], dense_hits: list[tuple[str, float]], k: int
     return rrf([list(bm25_ids), [sid for sid, _ in dense_hits]])[:k]
 
 
-_ROWS_SQL = (
-    "SELECT s.id, s.paper_id, s.position, s.section_title, s.section_kind, s.is_heading, s.text,"
-    " coalesce(p.title, '') FROM (SELECT unnest(?) AS id) q JOIN sentences s ON s.id = q.id"
-    " LEFT JOIN papers p ON p.id = s.paper_id"
-)
-
-
 def titled_sentences(library: Library, ids: Sequence[str]) -> dict[str, tuple[Sentence, str]]:
-    """id -> (Sentence, paper title) for the ids that exist, in one parameterised query."""
-    if not ids:
-        return {}
-    rows = library.store.con.execute(_ROWS_SQL, [list(ids)]).fetchall()
-    return {r[0]: (Sentence(r[0], r[1], int(r[2]), r[3] or "", r[4] or "other", bool(r[5]), r[6] or ""), r[7])
-            for r in rows}
+    """id -> (Sentence, paper title) for the searchable sentences among `ids`: looked up in the index by id
+    (DuckDB has no index on sentence ids, and a join would scan every sentence)."""
+    return {sid: (h.sentence, h.title) for sid, h in library.index.fetch(ids).items()}
 
 
 def sentences_by_ids(library: Library, ids: Sequence[str]) -> dict[str, Sentence]:
@@ -208,11 +207,14 @@ class DenseRetriever:
         extra: list[tuple[str, float]] = []
         if done < total and candidates:
             cand = list(dict.fromkeys(candidates))[:LAZY_CANDIDATES]
-            added = ensure_embeddings(self.library, cand, embedder=self.embedder)
+            texts = {sid: h.sentence.text for sid, h in self.library.index.fetch(cand).items()
+                     if not h.sentence.is_heading}
+            vecs, added = vectors_for(self.library, texts, embed_missing=True, embedder=self.embedder)
             if added:
                 self._lazy += added
                 self._coverage = (self._state_key(), (done + added, total))
-            c_ids, _p, _s, _y, c_mat = self._load(" AND s.id IN (SELECT unnest(?))", [cand])
+            c_ids = np.asarray([sid for sid in cand if sid in vecs], dtype=object)
+            c_mat = np.asarray([vecs[sid] for sid in c_ids], dtype=np.float32).reshape(len(c_ids), DIM)
             extra = self._top(c_ids, c_mat, self._query_vec(query_text), len(c_ids))
             self.notes.append(f"dense search covers {done:,} of {total:,} sentences, plus the {len(extra)} BM25 "
                               "candidates embedded on the fly; run `evtui embed` for the rest")

@@ -13,10 +13,13 @@ papers are simply never joined (and `prune_embeddings` drops them).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import shutil
 import threading
+import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -277,20 +280,24 @@ def ensure_embeddings(
     section: str | None = None,
     embedder: Embedder | None = None,
     chunk: int = CHUNK,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> int:
     """Compute the missing embeddings (of `sentence_ids`, of `paper`/`section`, or of the whole library).
 
     Each chunk of `chunk` sentences is committed on its own. Returns how many were computed.
-    `on_progress(done, total)` is called after each chunk (and once with (0, total) up front).
+    `on_progress(done, total)` is called after each chunk (and once with (0, total) up front); an exception it
+    raises stops the run with the finished chunks kept. `con`: the connection to use (default the library's).
     """
-    todo = missing_sentences(library, sentence_ids, paper=paper, section=section)
+    con = con or library.store.con
+    ensure_table(con)
+    sql, params = missing_query(sentence_ids, paper=paper, section=section)
+    todo = [(r[0], r[1], r[2]) for r in con.execute(sql, params).fetchall()]
     total = len(todo)
     if on_progress:
         on_progress(0, total)
     if not todo:
         return 0
     emb = embedder or get_embedder(library.config.cache_dir)
-    con = library.store.con
     done = 0
     for i in range(0, total, chunk):
         part = todo[i:i + chunk]
@@ -300,6 +307,54 @@ def ensure_embeddings(
         if on_progress:
             on_progress(done, total)
     return done
+
+
+def text_hash(text: str) -> str:
+    """The hash stored with an embedding: DuckDB's md5(text), computed here."""
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def vectors_for(
+    library: Library,
+    texts: dict[str, str],
+    *,
+    embed_missing: bool = False,
+    embedder: Embedder | None = None,
+    model: str = MODEL_ID,
+) -> tuple[dict[str, np.ndarray], int]:
+    """(sentence id -> current embedding, how many were embedded now), for sentences whose text the caller
+    already has (from the index).
+
+    Looks the embeddings table up by id and checks the hash in Python, so it never joins the sentences table
+    (a full scan at 10M sentences). With `embed_missing`, the ones without a current vector are embedded and
+    stored first."""
+    if not texts:
+        return {}, 0
+    con = library.store.con
+    ensure_table(con)
+    want = {sid: text_hash(t) for sid, t in texts.items()}
+    res = con.execute("SELECT sentence_id, text_hash, vec FROM embeddings WHERE model = ?"
+                      " AND sentence_id IN (SELECT unnest(?))", [model, list(want)])
+    with warnings.catch_warnings():  # duckdb 2 warns that a DB-API result copies once: fine here
+        warnings.simplefilter("ignore")
+        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
+    out: dict[str, np.ndarray] = {}
+    if tbl is not None and tbl.num_rows:
+        flat = tbl.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        mat = np.asarray(flat, dtype=np.float32).reshape(tbl.num_rows, DIM)
+        for sid, h, row in zip(tbl.column("sentence_id").to_pylist(), tbl.column("text_hash").to_pylist(), mat,
+                               strict=True):
+            if want.get(sid) == h:
+                out[sid] = row
+    missing = [sid for sid in want if sid not in out]
+    if embed_missing and missing:
+        emb = embedder or get_embedder(library.config.cache_dir)
+        for i in range(0, len(missing), CHUNK):
+            part = missing[i:i + CHUNK]
+            mat = emb.embed([texts[sid] for sid in part])
+            _insert_chunk(con, part, [want[sid] for sid in part], mat, emb.model_id)
+            out.update(zip(part, np.asarray(mat, dtype=np.float32), strict=True))
+    return out, (len(missing) if embed_missing else 0)
 
 
 def prune_embeddings(library: Library, model: str | None = None) -> int:
@@ -326,3 +381,28 @@ def coverage(library: Library, model: str = MODEL_ID) -> tuple[int, int]:
         " LEFT JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)"
         " WHERE NOT s.is_heading", [model]).fetchone()
     return int(r[0]), int(r[1])
+
+
+_COVERAGE: weakref.WeakKeyDictionary[Any, tuple[tuple[object, ...], tuple[int, int]]] = weakref.WeakKeyDictionary()
+
+
+def library_state(library: Library, model: str = MODEL_ID) -> tuple[object, ...]:
+    """A cheap fingerprint of what `coverage` depends on (row counts and the newest ready paper)."""
+    con = library.store.con
+    ensure_table(con)
+    n_emb = con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()
+    n_sent = con.execute("SELECT count(*) FROM sentences").fetchone()
+    papers = con.execute("SELECT count(*), max(added_at) FROM papers WHERE state = 'ready'").fetchone()
+    return (n_emb[0] if n_emb else 0, n_sent[0] if n_sent else 0, *(papers or (0, None)))
+
+
+def cached_coverage(library: Library, model: str = MODEL_ID) -> tuple[int, int]:
+    """`coverage`, recomputed only when the library changed: the join it runs takes seconds at 10M sentences, and
+    `best` asks on every library-wide search whether the library is fully embedded."""
+    key = (model, *library_state(library, model))
+    hit = _COVERAGE.get(library)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    value = coverage(library, model)
+    _COVERAGE[library] = (key, value)
+    return value

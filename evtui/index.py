@@ -7,6 +7,7 @@ Everything a result row needs is stored in the index, so a search never has to t
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from evtui.models import Sentence
 SCHEMA_VERSION = "1"
 # Letters/digits joined by hyphens or apostrophes form one token: IL-6, TNF-α, COVID-19, Crohn's.
 TOKEN_PATTERN = r"[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*"
+# Where `text` (TOKEN_PATTERN) and `text_split` (letter/digit runs) tokenise a term differently.
+JOINED = re.compile(r"[^\W_][-'’][^\W_]")
 SCI_TOKENIZER = "sci_en"
 SPLIT_TOKENIZER = "split_en"
 
@@ -156,17 +159,25 @@ class SentenceIndex:
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
 
-    def phrase_query(self, words: Sequence[str]) -> tuple[tantivy.Query, bool]:
-        """A query for one term (a word or a multi-word phrase) over both text fields.
+    def phrase_query(self, words: Sequence[str], *, fast: bool = False) -> tuple[tantivy.Query, bool]:
+        """A query for one term (a word or a multi-word phrase) over the text fields.
 
         Returns (query, lenient): `lenient` is True when the strict parser refused the input.
+        `fast`: where both analysers cut the term alike (no IL-6-style joins), search `text_split` alone — it
+        matches everything `text` would, and more ("aspirin" inside "aspirin-induced"), and walks half the
+        postings (bm25 p95 at 10M sentences 201 -> 117 ms). Scores differ slightly from the two-field sum, which
+        is what the `best` ranker's features were trained on, so `best` (and its training) keeps fast=False.
         """
         cleaned = " ".join(w.replace('"', " ").replace("\\", " ") for w in words).strip()
         q = f'"{cleaned}"'
+        if not fast or JOINED.search(cleaned):
+            fields, boosts = ["text", "text_split"], {"text": 1.0, "text_split": 0.6}
+        else:  # one field weighted as the two were together, so aspects keep their relative weight
+            fields, boosts = ["text_split"], {"text_split": 1.6}
         try:
-            return self.index.parse_query(q, ["text", "text_split"], {"text": 1.0, "text_split": 0.6}), False
+            return self.index.parse_query(q, fields, boosts), False
         except ValueError:
-            query, _errors = self.index.parse_query_lenient(q, ["text", "text_split"])
+            query, _errors = self.index.parse_query_lenient(q, fields)
             return query, True
 
     def filter_query(
@@ -195,25 +206,38 @@ class SentenceIndex:
     def search(self, query: tantivy.Query, limit: int) -> list[Hit]:
         searcher = self.index.searcher()
         result = searcher.search(query, limit=limit, count=False)
-        hits: list[Hit] = []
-        for score, addr in result.hits:
-            d = searcher.doc(addr)
-            year = d.get_first("year")
-            hits.append(Hit(
-                score=float(score),
-                sentence=Sentence(
-                    id=d.get_first("sentence_id"),
-                    paper_id=d.get_first("paper_id"),
-                    position=int(d.get_first("position")),
-                    section_title=d.get_first("section_title") or "",
-                    section_kind=d.get_first("section_kind") or "other",
-                    is_heading=bool(d.get_first("heading")),
-                    text=d.get_first("text") or "",
-                ),
-                title=d.get_first("title") or "",
-                year=int(year) if year is not None else None,
-            ))
-        return hits
+        return [self._hit(searcher, float(score), addr) for score, addr in result.hits]
+
+    def fetch(self, sentence_ids: Sequence[str]) -> dict[str, Hit]:
+        """The indexed sentences with these ids (score 0), by id: a term lookup, where DuckDB would scan the
+        whole sentences table for an unindexed id (seconds at 10M sentences)."""
+        ids = list(dict.fromkeys(sentence_ids))
+        if not ids:
+            return {}
+        searcher = self.index.searcher()
+        query = tantivy.Query.term_set_query(self.schema, "sentence_id", ids)
+        result = searcher.search(query, limit=len(ids), count=False)
+        hits = (self._hit(searcher, 0.0, addr) for _score, addr in result.hits)
+        return {h.sentence.id: h for h in hits}
+
+    @staticmethod
+    def _hit(searcher: tantivy.Searcher, score: float, addr: tantivy.DocAddress) -> Hit:
+        d = searcher.doc(addr)
+        year = d.get_first("year")
+        return Hit(
+            score=score,
+            sentence=Sentence(
+                id=d.get_first("sentence_id"),
+                paper_id=d.get_first("paper_id"),
+                position=int(d.get_first("position")),
+                section_title=d.get_first("section_title") or "",
+                section_kind=d.get_first("section_kind") or "other",
+                is_heading=bool(d.get_first("heading")),
+                text=d.get_first("text") or "",
+            ),
+            title=d.get_first("title") or "",
+            year=int(year) if year is not None else None,
+        )
 
     def sentence_ids(self, paper_id: str | None = None) -> set[str]:
         """Every indexed sentence id (for consistency checks; loads ids only)."""

@@ -27,6 +27,9 @@ from evtui.lockinfo import claim, describe, release
 from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
 from evtui.store import Store
 
+# DuckDB's memory limit while ingesting (the configured db_memory when that is lower): appends need no cache of
+# what they wrote, and an ingest's resident memory must not grow with the library (evtui/store.py memory_capped).
+INGEST_DB_MEMORY = "256MB"
 BATCH_SENTENCES = batch_sentences(50_000)  # EVTUI_BATCH_SENTENCES: crash tests want many batches
 
 
@@ -188,7 +191,7 @@ class Library:
         fmt: str = "auto",
         on_progress: Callable[[IngestProgress], None] | None = None,
     ) -> IngestReport:
-        with self._write_lock:
+        with self._write_lock, self._writes().memory_capped(INGEST_DB_MEMORY):
             return self._ingest(paths, fmt, on_progress)
 
     def _ingest(
@@ -204,18 +207,34 @@ class Library:
         report = IngestReport()
         files, errors = discover(paths)
         report.errors.extend(errors)
-        known = self._writes().paper_hashes()
+        # Nothing here grows with the library: stored hashes are looked up per batch (a map of every paper's
+        # hash was ~100 MB per million papers), and "already in this run" is a paper stored since the run began.
+        row = self._writes().con.execute("SELECT CAST(current_timestamp AS TIMESTAMP)").fetchone()  # as added_at
+        run_start = row[0] if row else None
         progress = IngestProgress(files_total=len(files))
         batch: list[tuple[ParsedPaper, str]] = []
         batch_sents = 0
-        seen_in_run: set[str] = set()
+        in_batch: set[str] = set()
 
         def flush() -> None:
-            nonlocal batch, batch_sents
+            nonlocal batch, batch_sents, in_batch
             if not batch:
                 return
             try:
-                self._write_batch(batch, report, known, extract_abbreviations)
+                stored = self._writes().paper_states([p.id for p, _h in batch])
+                todo: list[tuple[ParsedPaper, str]] = []
+                for paper, h in batch:
+                    state = stored.get(paper.id)
+                    if state is not None and run_start is not None and state[1] >= run_start:
+                        continue  # the same paper earlier in this run (e.g. two benchmark items): first wins
+                    if state is not None and state[0] == h:
+                        report.unchanged += 1
+                        continue
+                    todo.append((paper, h))
+                    report.by_format[paper.source_format] = report.by_format.get(paper.source_format, 0) + 1
+                if todo:
+                    self._write_batch(todo, report, {pid: st[0] for pid, st in stored.items()},
+                                      extract_abbreviations)
             except Exception as exc:  # noqa: BLE001 - one failed batch must not end the ingest or lose its report
                 # Rolled back, or left 'pending' for recover(): what was stored before is untouched either way.
                 for paper, _h in batch:
@@ -227,7 +246,7 @@ class Library:
                 except Exception:  # noqa: BLE001 - the next open repairs it
                     pass
             finally:
-                batch, batch_sents = [], 0
+                batch, batch_sents, in_batch = [], 0, set()
 
         for path in files:
             progress.current = str(path)
@@ -240,19 +259,14 @@ class Library:
                         continue
                     progress.papers_seen += 1
                     crash_point("parse")
-                    if item.id in seen_in_run:
-                        continue  # the same paper twice in one run (e.g. two benchmark items): first wins
-                    seen_in_run.add(item.id)
+                    if item.id in in_batch:
+                        continue  # the same paper twice in one batch: first wins (across batches: see flush)
                     if not item.sentences:
                         report.errors.append(IngestError(str(path), f"paper {item.id}: no text found"))
                         continue
-                    h = content_hash(item)
-                    if known.get(item.id) == h:
-                        report.unchanged += 1
-                        continue
-                    batch.append((item, h))
+                    in_batch.add(item.id)
+                    batch.append((item, content_hash(item)))
                     batch_sents += len(item.sentences)
-                    report.by_format[item.source_format] = report.by_format.get(item.source_format, 0) + 1
                     if batch_sents >= BATCH_SENTENCES:
                         flush()
                         if on_progress:
@@ -318,6 +332,15 @@ class Library:
             known[stored.id] = stored.content_hash
         report.sentences += len(sentences)
 
+    def embed(self, on_progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every searchable sentence that lacks a current vector (what `evtui embed` does), through the
+        writers' connection, so searches keep running meanwhile; chunks are committed as they finish, and an
+        exception from `on_progress` stops the run keeping them. Returns how many were embedded."""
+        from evtui.embed import ensure_embeddings
+
+        with self._write_lock:
+            return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con)
+
     def remove(self, paper_ids: Sequence[str]) -> int:
         with self._write_lock:
             return self._remove(paper_ids)
@@ -346,4 +369,4 @@ class Library:
         return s
 
     def is_empty(self) -> bool:
-        return not self.store.paper_hashes()
+        return self.store.con.execute("SELECT 1 FROM papers WHERE state = 'ready' LIMIT 1").fetchone() is None

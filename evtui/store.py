@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -69,6 +71,20 @@ _PAPER_SCHEMA = pa.schema([
 
 
 _MEMORY = re.compile(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20,
+          "GIB": 2**30, "TIB": 2**40}
+
+
+def _bytes(size: str) -> float:
+    """'512MB', '1.8 GiB' (DuckDB prints settings as the latter) -> bytes; unparsable -> infinity."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B)?\s*", size, re.IGNORECASE)
+    return float(m.group(1)) * _UNITS[(m.group(2) or "").upper()] if m else float("inf")
+
+
+def _checked(size: str) -> str:
+    if not _MEMORY.fullmatch(size.strip()):
+        raise EvtuiError(f"not a memory size: {size!r}")
+    return size.strip()
 
 
 def _paper(row: Sequence[object]) -> Paper:
@@ -87,6 +103,7 @@ def _lock_message(exc: Exception, path: Path) -> str:
 class Store:
     def __init__(self, path: Path, *, read_only: bool = False, memory_limit: str | None = None) -> None:
         self.path = path
+        self.memory_limit = memory_limit.strip() if memory_limit is not None else None
         path.parent.mkdir(parents=True, exist_ok=True)
         if memory_limit is not None and not _MEMORY.fullmatch(memory_limit.strip()):
             raise EvtuiError(f"config: db_memory must look like 512MB or 2GB, got {memory_limit!r}")
@@ -105,12 +122,33 @@ class Store:
     def close(self) -> None:
         self.con.close()
 
+    @contextmanager
+    def memory_capped(self, limit: str) -> Iterator[None]:
+        """DuckDB's memory limit lowered to `limit` (when below the current one) for the block.
+
+        An ingest only appends: the table blocks it wrote sit in DuckDB's buffer pool until the limit, which at
+        10M sentences was a gigabyte of resident memory for nothing. Capped, written blocks are evicted (they
+        are on disk already); searches keep their own caches."""
+        limit = _checked(limit)
+        row = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        # DuckDB prints the setting rounded ("953.6 MiB"): restore the configured value itself where there is one
+        current = self.memory_limit or (str(row[0]) if row else "")
+        if _bytes(limit) >= _bytes(current or "0B"):
+            yield
+            return
+        self.con.execute(f"SET memory_limit = '{_checked(limit)}'")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET memory_limit = '{_checked(current)}'")
+
     def cursor(self) -> Store:
         """Another connection to the same open database, for another thread: a DuckDB connection must not be
         used by two threads at once, and connections of one database see each other's commits (MVCC)."""
         other = Store.__new__(Store)
         other.path = self.path
         other.con = self.con.cursor()
+        other.memory_limit = self.memory_limit
         return other
 
     # -- papers ----------------------------------------------------------------------------------
@@ -118,6 +156,12 @@ class Store:
         """id -> content hash of papers that are fully stored and indexed."""
         rows = self.con.execute("SELECT id, content_hash FROM papers WHERE state = 'ready'").fetchall()
         return {r[0]: r[1] for r in rows}
+
+    def paper_states(self, ids: Sequence[str]) -> dict[str, tuple[str, Any]]:
+        """id -> (content hash, added_at) of those of `ids` that are fully stored and indexed."""
+        rows = self.con.execute("SELECT id, content_hash, added_at FROM papers WHERE state = 'ready'"
+                                " AND id IN (SELECT unnest(?))", [list(ids)]).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     def write_pending(self, papers: Sequence[Paper], sentences: Sequence[Sentence],
                       abbreviations: Sequence[tuple[str, str, str]]) -> None:

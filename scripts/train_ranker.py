@@ -59,6 +59,8 @@ def build(args: argparse.Namespace) -> list[Group]:
             for name in ("candidate_papers", "gold_papers"):
                 if not hasattr(g, name):
                     setattr(g, name, [])
+            if not hasattr(g, "query"):
+                g.query = ""
         if args.add_library_groups:
             groups = [g for g in groups if g.source != "scifact-library"]
             sf = Path(args.shared) / "scifact"
@@ -167,24 +169,13 @@ def nested_selection(eb: list[Group], oof: dict[str, dict[str, np.ndarray]], fol
     return {t: _mean(per_item[t]) for t in TASKS}, chosen
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default="../shared/datasets")
-    ap.add_argument("--home", default="/tmp/evtui-train")
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "evtui" / "resources" / "ranker"))
-    ap.add_argument("--rebuild", action="store_true", help="recompute features even if groups.pkl exists")
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--add-library-groups", action="store_true",
-                    help="(re)build the library-wide SciFact groups of a cached groups.pkl")
-    args = ap.parse_args()
-    t0 = time.perf_counter()
-    groups = build(args)
-    print(f"{len(groups)} groups, {sum(len(g.label) for g in groups):,} candidates "
-          f"({time.perf_counter() - t0:.0f} s)")
+def fold_assignment(groups: list[Group], folds: int = 5) -> np.ndarray:
+    """The cross-validation fold of every group (same order as `groups`), grouped by paper.
 
-    # -- cross-validation, grouped by paper ------------------------------------------------------
-    # A SciFact claim with several evidence documents ties them together (its library-wide group holds all of
-    # them, its per-document groups one each): fold by connected components of papers, so no claim is split.
+    A SciFact claim with several evidence documents ties them together (its library-wide group holds all of
+    them, its per-document groups one each): fold by connected components of papers, so no claim is split.
+    scripts/export_ce_data.py uses this very function, so the cross-encoder's out-of-fold scores come from the
+    same folds as the rankers'."""
     parent: dict[str, str] = {}
 
     def root(p: str) -> str:
@@ -205,9 +196,33 @@ def main() -> int:
             if a != b:
                 parent[b] = a
     papers = np.array([root(g.paper_id) for g in groups])
+    out = np.full(len(groups), -1, dtype=np.int64)
+    for fold, (_tr, te) in enumerate(GroupKFold(n_splits=folds).split(papers, groups=papers)):
+        out[te] = fold
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shared", default="../shared/datasets")
+    ap.add_argument("--home", default="/tmp/evtui-train")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "evtui" / "resources" / "ranker"))
+    ap.add_argument("--rebuild", action="store_true", help="recompute features even if groups.pkl exists")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--add-library-groups", action="store_true",
+                    help="(re)build the library-wide SciFact groups of a cached groups.pkl")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    groups = build(args)
+    print(f"{len(groups)} groups, {sum(len(g.label) for g in groups):,} candidates "
+          f"({time.perf_counter() - t0:.0f} s)")
+
+    # -- cross-validation, grouped by paper ------------------------------------------------------
+    fold_ids = fold_assignment(groups, args.folds)
     oof: dict[str, dict[str, np.ndarray]] = {"evidence": {}, "results": {}, "judge": {}}
     fold_of: dict[str, int] = {}
-    for fold, (tr, te) in enumerate(GroupKFold(n_splits=args.folds).split(papers, groups=papers)):
+    for fold in range(args.folds):
+        tr, te = np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold)
         train = [groups[i] for i in tr]
         ev, res = fit_rank(train, "label"), fit_rank([g for g in train if g.results_label is not None],
                                                       "results_label")

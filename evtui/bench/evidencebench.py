@@ -163,7 +163,7 @@ def run_evidencebench(
             from evtui.scale.bench import ray_ranker
 
             ranker: Callable[[Task], list[int]] = ray_ranker(library, items, task, method, seed, done=done or {},
-                                                             **(engine_opts or {}))
+                                                             judge_opts=judge_opts, **(engine_opts or {}))
         else:
             ranker = make_ranker(library, method, seed, **({"judge_opts": judge_opts} if judge_opts else {}))
         per_item: dict[str, float] = {}

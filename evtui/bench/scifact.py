@@ -82,8 +82,12 @@ def run_scifact(
     home: Path | None = None,
     done: Mapping[str, ItemResult] | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
+    engine: str = "local",
+    engine_opts: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Rank the corpus for each claim: (result, parameters and timings for `save_run`).
+
+    `engine="ray"` ranks the claims on Ray actors (evtui/scale/beir.py; `engine_opts`: address, parquet_dir).
 
     The result holds nDCG@10 (0-1) and Recall@k (0-100), means over all judged claims, and nDCG@10 per claim.
     Claims in `done` (a killed run's rankings) are not searched again; `on_item` gets each new ranking.
@@ -100,9 +104,19 @@ def run_scifact(
         t_ingest = time.perf_counter() - t0
         embedded = embed_if_needed(library, method, on_progress)
         t_embed = time.perf_counter() - t0 - t_ingest
-        ranker = make_doc_ranker(library, method, seed, DEPTH)
-        run: dict[str, dict[str, float]] = {}
         queries = [Query(str(c["id"]), str(c["claim"])) for c in claims if str(c["id"]) in qrels]
+        ranker: Callable[[Query], dict[str, float]]
+        if engine == "ray":
+            from evtui.scale.beir import ray_claims
+
+            answers = ray_claims(library, [(q, False) for q in queries if q.query_id not in (done or {})], method,
+                                 seed, depth=DEPTH, **(engine_opts or {}))
+            ranker = lambda q: answers(q.query_id)["docs"]  # noqa: E731
+        elif engine == "local":
+            ranker = make_doc_ranker(library, method, seed, DEPTH)
+        else:
+            raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
+        run: dict[str, dict[str, float]] = {}
         for n, q in enumerate(queries, 1):
             run[q.query_id] = resumed_or_ranked(q, ranker, done, on_item)
             if on_progress:

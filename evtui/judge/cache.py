@@ -59,10 +59,11 @@ def text_hash(text: str) -> str:
 class JudgmentCache:
     """Reads and writes go through a cursor of their own, so a worker thread may use the cache safely."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, *, writable: bool = True) -> None:
         self.con = con
-        with con.cursor() as cur:
-            cur.execute(SCHEMA)
+        if writable:  # a read-only library (a Ray worker) reads a table its driver created
+            with con.cursor() as cur:
+                cur.execute(SCHEMA)
 
     def lookup(self, judge: str, model: str, prompt_version: str, query: ParsedQuery,
                evidence: Sequence[Evidence]) -> dict[str, Judgment]:
@@ -92,6 +93,11 @@ class JudgmentCache:
 
     def store(self, query: ParsedQuery, judgments: Iterable[Judgment], texts: dict[str, str]) -> int:
         """Upsert ok and failed judgments (skipped ones were never judged and are not stored)."""
+        return self.insert_rows(self.rows(query, judgments, texts))
+
+    @staticmethod
+    def rows(query: ParsedQuery, judgments: Iterable[Judgment], texts: dict[str, str]) -> list[list[Any]]:
+        """The table rows `store` writes (plain JSON-able values): a Ray worker sends them to its driver."""
         rows = []
         for j in judgments:
             if j.status not in ("ok", "failed") or j.cached:
@@ -100,6 +106,9 @@ class JudgmentCache:
                          text_hash(texts.get(j.sentence_id, "")), j.score, j.level, j.confidence, j.stance,
                          list(j.aspects), j.rationale, float(j.cost), j.tokens_in, j.tokens_out, j.status, j.error,
                          list(j.notes)])
+        return rows
+
+    def insert_rows(self, rows: Sequence[Sequence[Any]]) -> int:
         if not rows:
             return 0
         cols = ("judge", "model", "prompt_version", "query_mode", "query", "sentence_id", "text_hash", *_COLUMNS)

@@ -73,7 +73,8 @@ def _resolve(library: Library | None, judge: str | Judge | None, model: str | No
 
 def _unique_uncached(library: Library | None, j: Judge, parsed: ParsedQuery,
                      evidence: Sequence[Evidence]) -> tuple[list[Evidence], dict[str, Judgment]]:
-    hits = (JudgmentCache(library.store.con).lookup(j.name, j.model, j.prompt_version, parsed, evidence)
+    hits = (JudgmentCache(library.store.con, writable=not getattr(library, "read_only", False))
+            .lookup(j.name, j.model, j.prompt_version, parsed, evidence)
             if library is not None else {})
     todo: dict[str, Evidence] = {}
     for e in evidence:
@@ -109,16 +110,18 @@ def estimate(parsed: ParsedQuery, evidence: Sequence[Evidence], judge: str | Jud
 def judge_evidence(library: Library, parsed: ParsedQuery, evidence: Sequence[Evidence], *,
                    judge: str | Judge | None = "local", model: str | None = None, api_base: str | None = None,
                    max_cost: float | None = None, on_result: Callable[[Judgment], None] | None = None,
-                   **opts: Any) -> list[Judgment]:
+                   sink: Callable[[str, list[list[Any]]], None] | None = None, **opts: Any) -> list[Judgment]:
     """One Judgment per Evidence, in order: cached ones first (cost 0, cached=True), then the judge's.
 
     With `max_cost` (USD) no LLM call starts whose worst-case cost would take this sweep past it; the items
     left over come back with status 'skipped' and the reason. Items never raise; setup errors do (EvtuiError).
+    `sink(table, rows)`, when given, receives the cache rows instead of the library (a read-only Ray worker's
+    driver writes them back: evtui/scale/bench.py).
     """
     if max_cost is not None and max_cost < 0:
         raise EvtuiError("--max-cost must be zero or more (USD)")
     j = _resolve(library, judge, model, api_base, opts)
-    cache = JudgmentCache(library.store.con)
+    cache = JudgmentCache(library.store.con, writable=sink is None)
     todo, hits = _unique_uncached(library, j, parsed, evidence)
     results: dict[str, Judgment] = {}
     for e in evidence:
@@ -130,7 +133,11 @@ def judge_evidence(library: Library, parsed: ParsedQuery, evidence: Sequence[Evi
     texts = {e.sentence.id: e.sentence.text for e in todo}
 
     def arrived(verdict: Judgment) -> None:
-        cache.store(parsed, [verdict], texts)
+        rows = cache.rows(parsed, [verdict], texts)
+        if sink is not None:
+            sink("judgments", rows)
+        else:
+            cache.insert_rows(rows)
         results[verdict.sentence_id] = verdict
         if on_result is not None:
             on_result(verdict)

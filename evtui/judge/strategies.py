@@ -137,12 +137,14 @@ def sections(sentences: Sequence[Sentence], max_chars: int = SBS_CHUNK_CHARS) ->
 class _CachedClient:
     """LLM completions remembered in the library's DuckDB by (model, prompt)."""
 
-    def __init__(self, library: Library, client: LLMClient) -> None:
+    def __init__(self, library: Library, client: LLMClient,
+                 sink: Callable[[str, list[list[Any]]], None] | None = None) -> None:
         self.client = client
         self.con = library.store.con
         self.failures: list[str] = []
-        with self.con.cursor() as cur:
-            cur.execute(_COMPLETIONS)
+        self.sink = sink  # a read-only Ray worker hands its new completions to the driver instead
+        if sink is None:
+            ensure_completions(self.con)
 
     def ask(self, prompt: str, max_tokens: int = SBS_MAX_TOKENS) -> str:
         h = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
@@ -158,10 +160,25 @@ class _CachedClient:
         except CallError as exc:  # one failed section must not end the benchmark: it contributes nothing
             self.failures.append(exc.reason)
             return ""
-        with self.con.cursor() as cur:
-            cur.execute("INSERT OR REPLACE INTO llm_completions (model, prompt_hash, text, tokens_in, tokens_out, cost)"
-                        " VALUES (?, ?, ?, ?, ?, ?)", [self.client.model, h, c.text, c.tokens_in, c.tokens_out, c.cost])
+        row = [self.client.model, h, c.text, c.tokens_in, c.tokens_out, c.cost]
+        if self.sink is not None:
+            self.sink("llm_completions", [row])
+        else:
+            insert_completions(self.con, [row])
         return c.text
+
+
+def ensure_completions(con: Any) -> None:
+    with con.cursor() as cur:
+        cur.execute(_COMPLETIONS)
+
+
+def insert_completions(con: Any, rows: Sequence[Sequence[Any]]) -> None:
+    if not rows:
+        return
+    with con.cursor() as cur:
+        cur.executemany("INSERT OR REPLACE INTO llm_completions (model, prompt_hash, text, tokens_in, tokens_out, cost)"
+                        " VALUES (?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
 
 
 # -- rankers ---------------------------------------------------------------------------------------
@@ -170,10 +187,11 @@ def make_judge_ranker(library: Library, method: str, *, judge: str | None = None
                       search_method: str | None = None, **opts: Any) -> Callable[[Task], list[int]]:
     if method not in JUDGE_METHODS:
         raise EvtuiError(f"unknown judge strategy {method!r}; choose one of: {', '.join(JUDGE_METHODS)}")
+    sink = opts.pop("sink", None)  # cache rows go there instead of the library (a read-only Ray worker)
     if method == "llm-sbs":
         if judge not in (None, "llm"):
             raise EvtuiError("llm-sbs prompts an LLM section by section: it needs --judge llm and --model")
-        return _sbs_ranker(library, model, api_base, **opts)
+        return _sbs_ranker(library, model, api_base, sink=sink, **opts)
 
     from evtui.judge.service import judge_evidence, make_judge
     from evtui.search import DEFAULT_METHOD, Searcher
@@ -185,7 +203,7 @@ def make_judge_ranker(library: Library, method: str, *, judge: str | None = None
     def rank(task: Task) -> list[int]:
         res = searcher.search(task.hypothesis, k=max(pool, task.k), paper=task.paper_id, mode="hypothesis",
                               method=search_method or DEFAULT_METHOD, results=getattr(task, "results", False))
-        verdicts = judge_evidence(library, res.query, res.evidence, judge=j)
+        verdicts = judge_evidence(library, res.query, res.evidence, judge=j, sink=sink)
         if method == "llm-rerank":
             return [res.evidence[i].sentence.position for i in _select(res, verdicts, task.k)]
         order = sorted(range(len(res.evidence)), key=lambda i: (-key(verdicts[i]), i))
@@ -212,12 +230,13 @@ def _select(res: Any, verdicts: Sequence[Judgment], k: int) -> list[int]:
                   aspect_weight=float(params.get("aspect_weight", 0.0)), redundancy=float(params.get("redundancy", 0.0)))
 
 
-def _sbs_ranker(library: Library, model: str | None, api_base: str | None, **opts: Any) -> Callable[[Task], list[int]]:
+def _sbs_ranker(library: Library, model: str | None, api_base: str | None,
+                sink: Callable[[str, list[list[Any]]], None] | None = None, **opts: Any) -> Callable[[Task], list[int]]:
     from evtui.judge.llm import LLMClient
 
     chunk_chars = int(opts.pop("chunk_chars", SBS_CHUNK_CHARS))
     client_opts = {k: v for k, v in opts.items() if k in ("api_key", "timeout", "max_retries", "backoff")}
-    llm = _CachedClient(library, LLMClient(model or "", api_base, **client_opts))
+    llm = _CachedClient(library, LLMClient(model or "", api_base, **client_opts), sink)
 
     def regenerate(task: Task, picked: list[int], by_pos: dict[int, Sentence]) -> list[int]:
         """Too many came back: the aggregation prompt chooses at most K of them; its answer is cut to K."""

@@ -7,7 +7,6 @@ library the candidates are the BM25 pool plus, when the library is fully embedde
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,23 +55,14 @@ def _has_embeddings_table(library: Library) -> bool:
     return _count(library, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'") > 0
 
 
-def _load_vectors(library: Library, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    from evtui.embed import DIM, MODEL_ID
+def _load_vectors(library: Library, sents: Sequence[Sentence]) -> dict[str, np.ndarray]:
+    """Cached vectors of these sentences whose text is unchanged: looked up by id, hashes checked on the texts
+    we hold, so no join over the sentences table (a scan at 10M sentences)."""
+    from evtui.embed import vectors_for
 
-    if not ids or not _has_embeddings_table(library):
+    if not sents or not _has_embeddings_table(library):
         return {}
-    con = library.store.con
-    res = con.execute(
-        "SELECT s.id, e.vec FROM sentences s JOIN embeddings e ON e.sentence_id = s.id AND e.model = ?"
-        " AND e.text_hash = md5(s.text) WHERE s.id IN (SELECT unnest(?))", [MODEL_ID, list(ids)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()  # type: ignore[attr-defined]
-    if tbl is None or tbl.num_rows == 0:
-        return {}
-    flat = tbl.column("vec").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    mat = np.asarray(flat, dtype=np.float32).reshape(tbl.num_rows, DIM)
-    return dict(zip(tbl.column("id").to_pylist(), mat, strict=True))
+    return vectors_for(library, {s.id: s.text for s in sents})[0]
 
 
 def _section_runs(sentences: Sequence[Sentence]) -> dict[str, tuple[int, int]]:
@@ -183,7 +173,7 @@ class BestRanker:
                                          [ids]).fetchall()
             sizes = {r[0]: int(r[1] or 0) for r in rows}
             context = sents
-        vecs = _load_vectors(lib, [s.id for s in sents])
+        vecs = _load_vectors(lib, sents)
         qv = self._query_vector(dense_text(parsed)) if vecs else None
         dense = {sid: float(v @ qv) for sid, v in vecs.items()} if qv is not None else {}
         runs = _section_runs(context) if paper is not None else {}
@@ -247,12 +237,13 @@ class BestRanker:
                    section: str | None, year_from: int | None, year_to: int | None,
                    ) -> tuple[list[Sentence], dict[str, str]]:
         """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
-        from evtui.embed import coverage
+        from evtui.embed import cached_coverage
 
-        # Cheap test first: most libraries have no embeddings at all, and the full coverage join costs ~20 ms.
+        # Cheap test first: most libraries have no embeddings at all. The coverage join itself (~20 ms on the demo
+        # library, seconds at 10M sentences) runs once per library state, not once per search.
         if not _has_embeddings_table(self.library) or not _count(self.library, "SELECT count(*) FROM embeddings"):
             return sents, titles
-        done, total = coverage(self.library)
+        done, total = cached_coverage(self.library)
         if total == 0 or done < total or self._embedder_or_none() is None:
             return sents, titles
         from evtui.dense import DenseRetriever, titled_sentences

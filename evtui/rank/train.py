@@ -52,6 +52,7 @@ class Group:
     item: dict[str, Any] | None = None  # the EvidenceBench item, for task scoring in cross-validation
     candidate_papers: list[str] = field(default_factory=list)  # library-wide groups: each candidate's paper
     gold_papers: list[str] = field(default_factory=list)  # library-wide groups: the relevant documents
+    query: str = ""  # the query text (item hypothesis / claim), for the cross-encoder
 
 
 def _ws(s: str) -> str:
@@ -92,7 +93,8 @@ def evidencebench_groups(data: Path, home: Path, log: Callable[[str], None] = pr
             if item.get("results_aspect_list_ids"):
                 wanted = set(item["results_aspect_list_ids"])
                 res_label = np.array([min(3, len(s2a.get(p, set()) & wanted)) for p in pos], dtype=np.float64)
-            yield _group("evidencebench", item_id, paper, pool, parsed, label, results_label=res_label, item=item)
+            yield _group("evidencebench", item_id, paper, pool, parsed, label, results_label=res_label, item=item,
+                         query=item["hypothesis"])
             if n % 20 == 0:
                 log(f"  evidencebench {data.name}: {n}/{len(items)}")
     finally:
@@ -135,7 +137,8 @@ def scifact_groups(corpus: Path, claims: Path, home: Path, log: Callable[[str], 
                 pool, parsed = _pool(ranker, searcher, c["claim"], "claim", paper)
                 label = np.array([1.0 if cand.sentence.position in gold else 0.0 for cand in pool.candidates])
                 stance = "SUPPORT" if sets[0]["label"] == "SUPPORT" else "REFUTE"
-                yield _group("scifact", f"scifact:{c['id']}:{did}", paper, pool, parsed, label, stance=stance)
+                yield _group("scifact", f"scifact:{c['id']}:{did}", paper, pool, parsed, label, stance=stance,
+                             query=c["claim"])
             if n % 200 == 0:
                 log(f"  scifact: {n}/{len(rows)} claims")
     finally:
@@ -158,7 +161,8 @@ def checkcovid_groups(corpus: Path, claims: Path, home: Path, log: Callable[[str
                 continue
             pool, parsed = _pool(ranker, searcher, c["claim"], "claim", paper)
             label = np.array([1.0 if cand.sentence.position in gold else 0.0 for cand in pool.candidates])
-            yield _group("checkcovid", f"checkcovid:{c['id']}", paper, pool, parsed, label, stance=c["label"])
+            yield _group("checkcovid", f"checkcovid:{c['id']}", paper, pool, parsed, label, stance=c["label"],
+                         query=c["claim"])
             if n % 200 == 0:
                 log(f"  check-covid: {n}/{len(rows)} claims")
     finally:
@@ -200,7 +204,8 @@ def scifact_library_groups(corpus: Path, claims: Path, home: Path,
             label = np.array([2.0 if cand.sentence.id in rationale else 1.0 if cand.sentence.paper_id in gold else 0.0
                               for cand in pool.candidates])
             yield _group("scifact-library", f"scifact-library:{c['id']}", gold[0], pool, parsed, label,
-                         candidate_papers=[cand.sentence.paper_id for cand in pool.candidates], gold_papers=gold)
+                         candidate_papers=[cand.sentence.paper_id for cand in pool.candidates], gold_papers=gold,
+                         query=c["claim"])
             if n % 200 == 0:
                 log(f"  scifact library-wide: {n}/{len(rows)} claims")
     finally:

@@ -10,6 +10,7 @@ so deterministic methods give identical runs on either engine.
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import uuid
@@ -27,35 +28,45 @@ if TYPE_CHECKING:
 
     from evtui.library import Library
 
-# The judge strategies write their verdict cache as they go and already run their LLM calls concurrently; a
-# read-only worker cannot keep that cache, so they stay on the local engine.
-RAY_METHODS: tuple[str, ...] = ("best", "bm25-coverage", "bm25", "dense", "hybrid", "random")
-_NEEDS_EMBEDDINGS = ("best", "dense", "hybrid")
+# Search methods, and the judge strategies: an actor judges (LLM calls, concurrently within it) against a read-only
+# library, reading the verdict cache, and sends the rows it would have cached to the driver, which writes them
+# back once the actors are gone — a re-run then costs nothing, on either engine.
+JUDGE_METHODS: tuple[str, ...] = ("llm-rerank", "evidential", "llm-sbs")
+RAY_METHODS: tuple[str, ...] = ("best", "bm25-coverage", "bm25", "dense", "hybrid", "random", *JUDGE_METHODS)
+_NEEDS_EMBEDDINGS = ("best", "dense", "hybrid", "llm-rerank", "evidential")
 RELEASE_TIMEOUT = 60.0  # seconds Ray may take to stop the actors once the job is done
 
 
 class _RankBatch:
     """Ray Data callable class: one read-only bench library and one ranker per actor."""
 
-    def __init__(self, home: str, method: str, seed: int) -> None:
+    def __init__(self, home: str, method: str, seed: int, judge_opts: dict[str, Any] | None = None) -> None:
         from evtui.config import Config
         from evtui.library import Library
 
         self.library = Library(Config(home=Path(home), demo=False), read_only=True)
-        self.rank = make_ranker(self.library, method, seed)
+        self._rows: list[tuple[str, list[Any]]] = []
+        opts = {**(judge_opts or {}), "sink": self._keep} if method in JUDGE_METHODS else judge_opts
+        self.rank = make_ranker(self.library, method, seed, opts)
+
+    def _keep(self, table: str, rows: list[list[Any]]) -> None:
+        self._rows.extend((table, r) for r in rows)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         import pyarrow as pa
 
         picked: list[list[int]] = []
         seconds: list[float] = []
+        cached: list[str] = []
         for row in batch.to_pylist():
             t0 = time.perf_counter()
             task = Task(row["item_id"], row["hypothesis"], row["paper_id"], int(row["k"]), bool(row["results"]))
             picked.append([int(i) for i in self.rank(task)])
             seconds.append(time.perf_counter() - t0)
+            cached.append(json.dumps(self._rows, default=str))
+            self._rows = []
         return pa.table({"item_id": batch.column("item_id"), "picked": pa.array(picked, pa.list_(pa.int64())),
-                         "seconds": pa.array(seconds, pa.float64())})
+                         "seconds": pa.array(seconds, pa.float64()), "cache_rows": pa.array(cached, pa.string())})
 
 
 def visible_tasks(items: Mapping[str, Mapping[str, Any]], task: str, done: Mapping[str, object]) -> list[Task]:
@@ -101,41 +112,73 @@ class RayRanker:
         self._expected = set(expected)
         self._got: dict[str, list[int]] = {}
         self._left = len(expected)
+        self._work = work
+        self._cache_rows: list[tuple[str, list[Any]]] = []
         self._cleanup = weakref.finalize(self, shutil.rmtree, work, True)
 
     def __call__(self, task: Task) -> list[int]:
         if task not in self._expected:
             raise EvtuiError(f"the Ray engine was not given item {task.item_id} as {task} to rank")
         while task.item_id not in self._got:
-            try:
-                row = next(self._rows)
-            except StopIteration:
-                raise EvtuiError(f"the Ray job ended without a ranking for {task.item_id}") from None
-            except Exception as exc:  # noqa: BLE001 - Ray wraps worker errors in its own types
-                raise EvtuiError(f"the Ray ranking job failed: {exc}") from exc
+            row = next_row(self._rows, task.item_id)
             self._got[str(row["item_id"])] = [int(i) for i in row["picked"]]
+            self._cache_rows.extend((t, r) for t, r in json.loads(row.get("cache_rows") or "[]"))
         self._left -= 1
         if self._left == 0:
             self._finish()
         return self._got.pop(task.item_id)
 
     def _finish(self) -> None:
-        """Run the job to its end, so Ray tears the actor pool down, and wait until the actors' read-only
-        connections are gone: the next writer of the bench library (the next task, a local run) needs it free."""
-        for _row in self._rows:
-            pass
-        self._cleanup()
-        import duckdb
+        self._cleanup.detach()
+        release_library(self._rows, self._work, self._db_path)
+        if self._cache_rows:
+            write_back(self._db_path, self._cache_rows)
 
-        deadline = time.monotonic() + RELEASE_TIMEOUT
-        while True:
-            try:
-                duckdb.connect(str(self._db_path)).close()
-                return
-            except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                    raise EvtuiError(f"Ray workers still hold {self._db_path} after the run: {exc}") from exc
-                time.sleep(0.1)
+
+def write_back(db_path: Path, rows: list[tuple[str, list[Any]]]) -> None:
+    """The verdicts and completions the actors made, into the bench library's caches (the actors are gone, so
+    the file is free for a writer again)."""
+    import duckdb
+
+    from evtui.judge.cache import JudgmentCache
+    from evtui.judge.strategies import insert_completions
+
+    con = duckdb.connect(str(db_path))
+    try:
+        JudgmentCache(con).insert_rows([r for t, r in rows if t == "judgments"])
+        insert_completions(con, [r for t, r in rows if t == "llm_completions"])
+    finally:
+        con.close()
+
+
+def next_row(rows: Iterator[dict[str, Any]], waiting_for: str) -> dict[str, Any]:
+    """The next answer row of a Ray job, or an EvtuiError that says what went wrong."""
+    try:
+        return next(rows)
+    except StopIteration:
+        raise EvtuiError(f"the Ray job ended without a ranking for {waiting_for}") from None
+    except Exception as exc:  # noqa: BLE001 - Ray wraps worker errors in its own types
+        raise EvtuiError(f"the Ray ranking job failed: {exc}") from exc
+
+
+def release_library(rows: Iterator[Any], work: Path, db_path: Path) -> None:
+    """Run a Ray job to its end, so Ray tears the actor pool down, drop its work folder, and wait until the
+    actors' read-only connections are gone: the next writer of the bench library (the next task, a local run)
+    needs it free."""
+    for _row in rows:
+        pass
+    shutil.rmtree(work, ignore_errors=True)
+    import duckdb
+
+    deadline = time.monotonic() + RELEASE_TIMEOUT
+    while True:
+        try:
+            duckdb.connect(str(db_path)).close()
+            return
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise EvtuiError(f"Ray workers still hold {db_path} after the run: {exc}") from exc
+            time.sleep(0.1)
 
 
 def ray_ranker(
@@ -149,15 +192,22 @@ def ray_ranker(
     address: str | None = None,
     parquet_dir: Path | None = None,
     progress: bool = False,
+    judge_opts: Mapping[str, Any] | None = None,
 ) -> RayRanker:
     """Start ranking this task's items on Ray and return the ranker that hands out the answers.
 
     Closes `library` (the driver's writable bench library): the workers open it read-only, which DuckDB allows
     only once no writer holds it. With a cluster, the bench library and `parquet_dir` must be on shared storage."""
     if method not in RAY_METHODS:
-        raise EvtuiError(f"--engine ray runs the search methods ({', '.join(RAY_METHODS)}); {method} judges with "
-                         "an LLM, already concurrently, and keeps a verdict cache: run it with --engine local")
+        raise EvtuiError(f"--engine ray runs these methods: {', '.join(RAY_METHODS)}; not {method!r}")
     init_ray(address, progress=progress)
+    if method in JUDGE_METHODS:
+        # The actors read the caches read-only: the tables must exist before the driver lets go of the file.
+        from evtui.judge.cache import JudgmentCache
+        from evtui.judge.strategies import ensure_completions
+
+        JudgmentCache(library.store.con)
+        ensure_completions(library.store.con)
     if method in _NEEDS_EMBEDDINGS:
         from evtui.embed import model_available, model_folder
 
@@ -179,7 +229,8 @@ def ray_ranker(
     import ray
 
     ds = ray.data.read_parquet(str(work / "tasks"))
-    ds = ds.map_batches(_RankBatch, fn_constructor_kwargs={"home": str(home), "method": method, "seed": seed},
+    ds = ds.map_batches(_RankBatch, fn_constructor_kwargs={"home": str(home), "method": method, "seed": seed,
+                                                          "judge_opts": dict(judge_opts or {})},
                         batch_size=1, batch_format="pyarrow",
                         compute=ray.data.ActorPoolStrategy(min_size=1, max_size=min(len(tasks), cluster_cpus())))
     return RayRanker(iter(ds.iter_rows()), tasks, work, library.config.db_path)

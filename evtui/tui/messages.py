@@ -110,3 +110,21 @@ class ItemDetail(Message):
         super().__init__()
         self.key = key
         self.text = text
+
+
+class EmbedProgress(Message):
+    """Background embedding of the library (Library screen `m`): sentences embedded so far of those missing."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+
+class EmbedFinished(Message):
+    def __init__(self, embedded: int, total: int, cancelled: bool, seconds: float) -> None:
+        super().__init__()
+        self.embedded = embedded
+        self.total = total
+        self.cancelled = cancelled
+        self.seconds = seconds

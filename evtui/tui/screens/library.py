@@ -1,8 +1,11 @@
-"""The Library screen: the papers with their counts and sources; add files or folders; remove a paper."""
+"""The Library screen: the papers with their counts and sources; add files or folders; remove a paper; embed the
+library for dense / hybrid search in the background (`m`, cancel with `c`), searches running meanwhile."""
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -18,7 +21,14 @@ from evtui.errors import EvtuiError
 from evtui.library import IngestProgress
 from evtui.models import Paper
 from evtui.tui.data import short
-from evtui.tui.messages import IngestFinished, IngestStep, LibraryChanged, WorkFailed
+from evtui.tui.messages import (
+    EmbedFinished,
+    EmbedProgress,
+    IngestFinished,
+    IngestStep,
+    LibraryChanged,
+    WorkFailed,
+)
 from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets import PagedTable
@@ -35,12 +45,16 @@ class LibraryScreen(Screen[None]):
         Binding("o", "open_paper", "Open paper", id="library.open"),
         Binding("j", "cursor_down", "Down", show=False, id="library.down"),
         Binding("k", "cursor_up", "Up", show=False, id="library.up"),
+        Binding("m", "embed", "Embed library", id="library.embed"),
+        Binding("c", "cancel_embed", "Cancel embedding", id="library.cancel_embed"),
         Binding("ctrl+r", "reload", "Reload", id="library.reload"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.ingesting = False
+        self.embedding = False
+        self._stop_embedding = threading.Event()
 
     @property
     def evtui(self) -> EvtuiApp:
@@ -182,6 +196,73 @@ class LibraryScreen(Screen[None]):
         self.ingesting = False
         self.query_one("#ingest-text", Static).update(Text(msg.reason, style="red"))
         self.notify(msg.reason, title=msg.what, severity="error", timeout=10)
+
+    # -- embedding ---------------------------------------------------------------------------------
+    def action_embed(self) -> None:
+        if self.embedding:
+            self.notify("already embedding: `c` cancels", title="Embed", severity="warning")
+            return
+        from evtui.embed import missing_packages
+
+        if missing_packages():
+            self.notify(f"dense search needs {', '.join(missing_packages())}: pip install -e .", title="Embed",
+                        severity="error")
+            return
+        self.embedding = True
+        self._stop_embedding.clear()
+        self.query_one("#ingest-row").display = True
+        self.query_one("#ingest-bar", ProgressBar).update(total=None, progress=0)
+        self.query_one("#ingest-text", Static).update("finding the sentences without an embedding…")
+        self.embed_worker()
+
+    def action_cancel_embed(self) -> None:
+        if self.embedding:
+            self._stop_embedding.set()
+            self.query_one("#ingest-text", Static).update("cancelling after the current chunk…")
+
+    @work(thread=True, exclusive=True, group="embed")
+    def embed_worker(self) -> None:
+        app = self.evtui
+        assert app.library is not None
+        t0 = time.perf_counter()
+        seen = [0, 0]
+
+        class _Stop(Exception):
+            pass
+
+        def progress(done: int, total: int) -> None:
+            seen[:] = [done, total]
+            self.post_message(EmbedProgress(done, total))
+            if self._stop_embedding.is_set():
+                raise _Stop
+
+        try:
+            # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
+            n = app.library.embed(on_progress=progress)
+        except _Stop:
+            self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
+            return
+        except Exception as exc:  # noqa: BLE001 - a model or disk failure must not take the app down
+            self.embedding = False
+            self.post_message(WorkFailed("Embed", f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(EmbedFinished(n, seen[1], False, time.perf_counter() - t0))
+
+    def on_embed_progress(self, msg: EmbedProgress) -> None:
+        self.query_one("#ingest-bar", ProgressBar).update(total=msg.total or None, progress=msg.done)
+        self.query_one("#ingest-text", Static).update(
+            f"embedding {msg.done:,}/{msg.total:,} sentences (dense and hybrid use them as they land; c cancels)")
+
+    def on_embed_finished(self, msg: EmbedFinished) -> None:
+        self.embedding = False
+        if msg.cancelled:
+            text = f"embedding cancelled: {msg.embedded:,} of {msg.total:,} kept ({msg.seconds:.0f}s); m resumes"
+        elif msg.total == 0:
+            text = "every sentence already has an embedding"
+        else:
+            text = f"embedded {msg.embedded:,} sentences in {msg.seconds:.0f}s"
+        self.query_one("#ingest-text", Static).update(text)
+        self.notify(text, title="Embed")
 
     # -- removing ----------------------------------------------------------------------------------
     def action_remove(self) -> None:
