@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+METHOD = "bm25-coverage"
 sys.path.insert(0, str(ROOT))
 
 
@@ -77,12 +78,14 @@ def run(size: int, n_queries: int, workdir: Path) -> dict[str, object]:
     stats = lib.stats()
     searcher = Searcher(lib)
     qs = queries(titles, n_queries, rng)
+    # The core BM25 path (aspect BM25 + coverage re-rank), named: `evtui search` defaults to `best` since the
+    # ranking issue, which bench_scale.py / bench_methods.py measure on their own.
     for q in qs[:10]:  # warm the index readers and caches
-        searcher.search(q, k=20)
+        searcher.search(q, k=20, method=METHOD)
     lat: list[float] = []
     for q in qs:
         t = time.perf_counter()
-        searcher.search(q, k=20)
+        searcher.search(q, k=20, method=METHOD)
         lat.append((time.perf_counter() - t) * 1000)
     lat.sort()
     lib.close()
