@@ -34,6 +34,7 @@ import train_ranker  # noqa: E402
 from evtui.rank.features import FEATURES  # noqa: E402
 
 HARD = {"evidencebench": 24, "scifact": 6, "checkcovid": 6, "scifact-library": 6}
+SOURCES = ["evidencebench", "scifact", "checkcovid", "scifact-library"]  # pairs.npz "src" indexes this
 RANDOM = {"evidencebench": 12, "scifact": 3, "checkcovid": 3, "scifact-library": 3}
 
 
@@ -76,7 +77,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     queries: dict[str, int] = {}
     texts: dict[str, int] = {}
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("q", "t", "target", "fold", "train", "group", "pos")}
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("q", "t", "c", "src", "target", "fold", "train", "group", "pos")}
     rng = np.random.default_rng(7)
     bm25, dense = FEATURES.index("bm25"), FEATURES.index("dense")
     for gi, g in enumerate(groups):
@@ -85,6 +86,9 @@ def main() -> int:
         n = len(g.label)
         qi = queries.setdefault(g.query, len(queries))
         ti = np.array([texts.setdefault(t, len(texts)) for t in g.texts])
+        # context: the sentence before each candidate in its paper (-1 where the group does not hold it)
+        at = {p: ti[i] for i, p in enumerate(g.positions)} if len(g.positions) == n and not g.candidate_papers else {}
+        ci = np.array([at.get(p - 1, -1) for p in g.positions]) if at else np.full(n, -1)
         target = (g.label >= 2) if g.source == "scifact-library" else (g.label > 0)
         hard = np.minimum(_rank(g.x[:, bm25]), _rank(g.x[:, dense]))
         neg = np.flatnonzero(~target)
@@ -95,18 +99,19 @@ def main() -> int:
             pick |= set(rng.choice(rest, size=min(len(rest), RANDOM[g.source]), replace=False))
         train = np.zeros(n, dtype=bool)
         train[list(pick)] = True
-        for k, v in (("q", np.full(n, qi)), ("t", ti), ("target", target.astype(np.float32)),
+        for k, v in (("q", np.full(n, qi)), ("t", ti), ("c", ci), ("src", np.full(n, SOURCES.index(g.source))), ("target", target.astype(np.float32)),
                      ("fold", np.full(n, folds[gi])), ("train", train), ("group", np.full(n, gi)),
                      ("pos", np.arange(n))):
             cols[k].append(v)
     arrays = {k: np.concatenate(v) for k, v in cols.items()}
-    dtypes = {"q": np.int32, "t": np.int32, "target": np.float32, "fold": np.int8, "train": bool, "group": np.int32,
+    dtypes = {"q": np.int32, "t": np.int32, "c": np.int32, "src": np.int8, "target": np.float32, "fold": np.int8, "train": bool, "group": np.int32,
               "pos": np.int32}
     np.savez_compressed(out / "pairs.npz", **{k: v.astype(dtypes[k]) for k, v in arrays.items()})
     (out / "strings.json.gz").write_bytes(gzip.compress(json.dumps({"queries": list(queries),
                                                                      "texts": list(texts)}).encode()))
     (out / "groups.json").write_text(json.dumps([g.query_id for g in groups]))
-    convert_weights(out)
+    if not (out / "minilm_fp16.npz").exists():
+        convert_weights(out)
     print(f"{len(arrays['q']):,} pairs ({int(arrays['train'].sum()):,} for training, "
           f"{int(arrays['target'][arrays['train']].sum()):,} positive), {len(queries):,} queries, "
           f"{len(texts):,} texts -> {out}")

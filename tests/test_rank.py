@@ -40,6 +40,38 @@ def test_features_follow_the_query_and_the_sentence() -> None:
     assert np.isnan(f["dense"]).all()  # no embeddings given: missing, not zero
 
 
+def test_paper_level_features_judge_the_whole_paper() -> None:
+    parsed = parse_query("Statins reduce myocardial infarction in diabetic patients")
+
+    def c(pid: str, pos: int, text: str) -> Candidate:
+        return Candidate(Sentence(f"{pid}:{pos}", pid, pos, "Abstract", "abstract", False, text), [], 1.0)
+
+    cands = [  # paper A states the claim's parts across two sentences; B has one stray match; C has no title
+        c("A", 1, "Statins were given to diabetic patients."),
+        c("A", 2, "Myocardial infarction was reduced."),
+        c("B", 5, "Statins are widely prescribed."),
+        c("C", 3, "Statins were studied."),
+    ]
+    titles = {"A": "Statin therapy and myocardial infarction in diabetes", "B": "A survey of prescriptions", "C": ""}
+    x = featurize(parsed, cands, paper_sizes={"A": 10, "B": 10, "C": 10}, titles=titles)
+    f = {name: x[:, i] for i, name in enumerate(FEATURES)}
+    assert f["paper_cov"][0] == f["paper_cov"][1] > f["paper_cov"][2] > 0  # the union of the paper's sentences
+    assert f["paper_cov"][1] > f["term_overlap"][1]  # more than any one sentence states
+    assert f["paper_hits"][0] == pytest.approx(np.log2(3)) and f["paper_hits"][2] == pytest.approx(1.0)
+    assert f["title_overlap"][0] > 0 and f["title_overlap"][2] == 0.0
+    assert np.isnan(f["title_overlap"][3])  # an unknown title is missing, not "shares nothing"
+
+
+def test_shipped_model_averages_its_seed_ensemble() -> None:
+    model = RankerModel.load()
+    n = int(model.meta.get("ensemble", 1))
+    assert n > 1 and all(len(model.boosters[h]) == n for h in ("evidence", "results", "judge"))
+    x = np.random.default_rng(0).normal(size=(6, len(FEATURES)))
+    each = np.array([b.predict(x) for b in model.boosters["evidence"]])
+    assert not np.allclose(each[0], each[1])  # the members really differ
+    assert model.score(x) == pytest.approx(each.mean(axis=0))
+
+
 def test_selection_skips_a_restatement_and_covers_the_other_aspect() -> None:
     texts = [
         "Aspirin lowered colorectal cancer incidence in the trial.",

@@ -8,6 +8,7 @@ no neighbour) are NaN, which the gradient-boosted model handles natively.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,13 +27,15 @@ FEATURES: tuple[str, ...] = (
     "negation", "hedge", "first_person", "cites_figure", "pool_size",
     "bm25_z", "dense_z", "dense_section_rank", "sec_rel_pos", "sec_len",
     "aspect_dense_max", "aspect_dense_mean", "aspect_dense_top",
+    "paper_cov", "paper_hits", "title_overlap",
 )
 
 # Features whose value does not depend on the other candidates: the judge uses only these, so a sentence's score
 # says how relevant it is, not how it compares with the rest of its paper (the best sentence of an off-topic
 # paper must not look like evidence).
 POOL_RELATIVE = frozenset({"bm25_norm", "bm25_rank", "bm25_prev", "bm25_next", "dense_norm", "dense_rank", "bm25_z",
-                           "dense_z", "dense_section_rank", "aspect_dense_top", "pool_size", "idf_overlap"})
+                           "dense_z", "dense_section_rank", "aspect_dense_top", "pool_size", "idf_overlap",
+                           "paper_cov", "paper_hits"})
 JUDGE_FEATURES: tuple[str, ...] = tuple(f for f in FEATURES if f not in POOL_RELATIVE)
 
 _NUMBER = re.compile(r"\d")
@@ -94,6 +97,7 @@ def featurize(
     neighbours: Mapping[tuple[str, int], tuple[float, float]] | None = None,
     doc_freq: Mapping[str, float] | None = None,
     aspect_sims: np.ndarray | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> np.ndarray:
     """One row per candidate, columns in FEATURES order.
 
@@ -102,6 +106,10 @@ def featurize(
     document frequency within the candidate pool's papers, for an IDF-weighted overlap. `aspect_sims` holds the
     cosine of each candidate (rows) with each concept aspect's own embedding (columns): a hypothesis has several
     parts and a sentence that states one of them well is evidence even when it is far from the whole.
+    The paper-level columns judge the sentence's paper as a whole: across the library a relevant abstract states
+    the claim's parts in several sentences, so `paper_cov` (query stems found in any of the paper's candidates),
+    `paper_hits` (how many of its sentences the pool holds) and `title_overlap` (query stems in its `titles`
+    entry) lift the sentences of papers that are about the query over a lone sentence that happens to match.
     """
     n = len(candidates)
     x = np.full((n, len(FEATURES)), np.nan, dtype=np.float64)
@@ -149,6 +157,17 @@ def featurize(
     idf_total = sum(idf.values()) or 1.0
     sec_cols = {k: col[f"sec_{k}"] for k in SECTION_KINDS}
     pool = float(np.log2(1 + n))
+    sent_stems = [{stem(w) for w in PART_RE.findall(c.sentence.text)} for c in candidates]
+    paper_stems: dict[str, set[str]] = {}
+    paper_n: Counter[str] = Counter()
+    for c, st in zip(candidates, sent_stems, strict=True):
+        paper_stems.setdefault(c.sentence.paper_id, set()).update(st & qstems)
+        paper_n[c.sentence.paper_id] += 1
+    title_cov: dict[str, float] = {}
+    for pid in paper_stems:
+        t = (titles or {}).get(pid)
+        if t and qstems:  # no title known: NaN, not "shares nothing"
+            title_cov[pid] = len(qstems & {stem(w) for w in PART_RE.findall(t)}) / len(qstems)
     for i, c in enumerate(candidates):
         s = c.sentence
         text = s.text
@@ -158,8 +177,7 @@ def featurize(
         r[col["cov_weighted"]] = sum(weights.get(a, 0.0) for a in covered) / total_w
         r[col["cov_relation"]] = 1.0 if covered & relations else 0.0
         r[col["n_concepts"]] = len(concepts)
-        stems = {stem(w) for w in PART_RE.findall(text)}
-        hit = qstems & stems
+        hit = qstems & sent_stems[i]
         r[col["term_overlap"]] = len(hit) / len(qstems) if qstems else 0.0
         if idf:
             r[col["idf_overlap"]] = sum(idf.get(h, 0.0) for h in hit) / idf_total
@@ -181,6 +199,9 @@ def featurize(
         r[col["first_person"]] = 1.0 if _FIRST_PERSON.search(text) else 0.0
         r[col["cites_figure"]] = 1.0 if _FIGURE.search(text) else 0.0
         r[col["pool_size"]] = pool
+        r[col["paper_cov"]] = len(paper_stems[s.paper_id]) / len(qstems) if qstems else 0.0
+        r[col["paper_hits"]] = np.log2(1 + paper_n[s.paper_id])
+        r[col["title_overlap"]] = title_cov.get(s.paper_id, np.nan)
         if c.section_index >= 0:
             r[col["sec_rel_pos"]] = c.section_index / max(1, c.section_len)
             r[col["sec_len"]] = np.log2(1 + c.section_len)

@@ -1,6 +1,6 @@
 """The shipped reranker: LightGBM boosters over FEATURES, plus the judge's calibration and selection settings.
 
-Files live in evtui/resources/ranker/ (model.json + one booster text file per head), written by
+Files live in evtui/resources/ranker/ (model.json + per head, `ensemble` booster text files averaged), written by
 scripts/train_ranker.py from the public data only. `model.json` records the feature list, so a model trained
 on other features refuses to load rather than scoring garbage.
 """
@@ -25,7 +25,7 @@ HEADS = ("evidence", "results", "judge")
 @dataclass
 class RankerModel:
     version: str
-    boosters: dict[str, Any]
+    boosters: dict[str, list[Any]]  # head -> boosters whose predictions are averaged
     selection: dict[str, dict[str, float]] = field(default_factory=dict)
     calibration: dict[str, list[float]] = field(default_factory=dict)
     levels: list[float] = field(default_factory=list)
@@ -43,27 +43,33 @@ class RankerModel:
         if tuple(meta.get("features", ())) != FEATURES or tuple(meta.get("judge_features", ())) != JUDGE_FEATURES:
             raise EvtuiError(f"the ranking model in {folder} was trained on other features; retrain it with "
                              "scripts/train_ranker.py")
-        boosters = {h: lgb.Booster(model_file=str(folder / f"{h}.txt")) for h in meta.get("heads", HEADS)
-                    if (folder / f"{h}.txt").exists()}
+        # A head is the mean of `ensemble` boosters trained with different seeds: h.txt, h.1.txt, ...
+        n = int(meta.get("ensemble", 1))
+        boosters = {}
+        for h in meta.get("heads", HEADS):
+            files = [folder / (f"{h}.txt" if i == 0 else f"{h}.{i}.txt") for i in range(n)]
+            if all(f.exists() for f in files):
+                boosters[h] = [lgb.Booster(model_file=str(f)) for f in files]
         return cls(version=str(meta.get("version", "?")), boosters=boosters, selection=meta.get("selection", {}),
                    calibration=meta.get("calibration", {}), levels=meta.get("levels", []), meta=meta)
 
     def score(self, x: np.ndarray, head: str = "evidence") -> np.ndarray:
         if len(x) == 0:
             return np.zeros(0)
-        booster = self.boosters.get(head) or self.boosters["evidence"]
-        return np.asarray(booster.predict(x, num_threads=1), dtype=np.float64)
+        members = self.boosters.get(head) or self.boosters["evidence"]
+        return np.asarray(np.mean([b.predict(x, num_threads=1) for b in members], axis=0), dtype=np.float64)
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """P(sentence is evidence for the query), isotonic-calibrated on cross-validated predictions."""
         if len(x) == 0:
             return np.zeros(0)
         cols = [FEATURES.index(f) for f in JUDGE_FEATURES]
-        raw = np.asarray(self.boosters["judge"].predict(x[:, cols], raw_score=True, num_threads=1), dtype=np.float64)
+        raw = np.asarray(np.mean([b.predict(x[:, cols], raw_score=True, num_threads=1)
+                                  for b in self.boosters["judge"]], axis=0), dtype=np.float64)
         cal = self.calibration
         if not cal.get("x"):
-            return 1 / (1 + np.exp(-raw))
-        return np.interp(raw, cal["x"], cal["y"])
+            return np.asarray(1 / (1 + np.exp(-raw)), dtype=np.float64)
+        return np.asarray(np.interp(raw, cal["x"], cal["y"]), dtype=np.float64)
 
 
 _lock = threading.Lock()

@@ -197,7 +197,8 @@ class BestRanker:
             av = self._aspect_vectors(parsed)
             if av is not None and len(vecs) == len(cands):
                 aspect_sims = vectors @ av.T
-        x = featurize(parsed, cands, paper_sizes=sizes, neighbours=neighbours, doc_freq=df, aspect_sims=aspect_sims)
+        x = featurize(parsed, cands, paper_sizes=sizes, neighbours=neighbours, doc_freq=df, aspect_sims=aspect_sims,
+                      titles=titles)
         pool = Pool(cands, titles, vectors, x, notes, scoped=paper is not None)
         if key is not None:
             if len(self._pools) >= 512:
