@@ -5,10 +5,10 @@
 Reads (or builds) the groups of scripts/train_ranker.py (--home/groups.pkl), assigns folds with
 `train_ranker.fold_assignment` (5-fold, grouped by connected components of papers), and writes to --out:
 - pairs.npz: one row per candidate (query, sentence) pair of every group: q, t (indices into strings.json.gz),
-  target (1 = evidence: label > 0; library-wide SciFact groups: label 2, a rationale sentence), fold, train
+  c (the sentence before it in its paper, or -1), src (its source, an index into "sources"), target (1 = evidence: label > 0; library-wide SciFact groups: label 2, a rationale sentence), fold, train
   (sampled for training: every positive, the hardest negatives by BM25 / dense rank, a few random negatives),
   group (index into groups.json), pos (candidate index within its group);
-- strings.json.gz: {"queries": [...], "texts": [...]} (deduplicated);
+- strings.json.gz: {"queries": [...], "texts": [...], "sources": [...]} (deduplicated; "src" indexes sources);
 - groups.json: [query_id, ...] in group order, so out-of-fold scores (one per pair row) can be put back as
   {query_id: array aligned with the group's candidates};
 - minilm_fp16.npz + config.json + tokenizer.json: the base weights (all-MiniLM-L6-v2 from the
@@ -99,16 +99,16 @@ def main() -> int:
             pick |= set(rng.choice(rest, size=min(len(rest), RANDOM[g.source]), replace=False))
         train = np.zeros(n, dtype=bool)
         train[list(pick)] = True
-        for k, v in (("q", np.full(n, qi)), ("t", ti), ("c", ci), ("src", np.full(n, SOURCES.index(g.source))), ("target", target.astype(np.float32)),
-                     ("fold", np.full(n, folds[gi])), ("train", train), ("group", np.full(n, gi)),
-                     ("pos", np.arange(n))):
+        for k, v in (("q", np.full(n, qi)), ("t", ti), ("c", ci), ("src", np.full(n, SOURCES.index(g.source))),
+                     ("target", target.astype(np.float32)), ("fold", np.full(n, folds[gi])), ("train", train),
+                     ("group", np.full(n, gi)), ("pos", np.arange(n))):
             cols[k].append(v)
     arrays = {k: np.concatenate(v) for k, v in cols.items()}
-    dtypes = {"q": np.int32, "t": np.int32, "c": np.int32, "src": np.int8, "target": np.float32, "fold": np.int8, "train": bool, "group": np.int32,
-              "pos": np.int32}
+    dtypes = {"q": np.int32, "t": np.int32, "c": np.int32, "src": np.int8, "target": np.float32, "fold": np.int8,
+              "train": bool, "group": np.int32, "pos": np.int32}
     np.savez_compressed(out / "pairs.npz", **{k: v.astype(dtypes[k]) for k, v in arrays.items()})
     (out / "strings.json.gz").write_bytes(gzip.compress(json.dumps({"queries": list(queries),
-                                                                     "texts": list(texts)}).encode()))
+                                                                     "texts": list(texts), "sources": SOURCES}).encode()))
     (out / "groups.json").write_text(json.dumps([g.query_id for g in groups]))
     if not (out / "minilm_fp16.npz").exists():
         convert_weights(out)

@@ -21,8 +21,8 @@ BENCHMARKS.md, "A fine-tuned cross-encoder on a GPU":
     # the int8 model: cat $OUT/model.int8.onnx.part* > model.onnx
 
 Inputs in --data (written by scripts/export_ce_data.py, ~50 MB): minilm_fp16.npz (BERT weights), config.json,
-tokenizer.json, pairs.npz (q, t, target, fold, train, group, pos; 186k pairs, 21.9k sampled for training),
-strings.json.gz ({"queries": [...], "texts": [...]}), groups.json. Output: oof.npy (one score per pairs.npz row),
+tokenizer.json, pairs.npz (q, t, c, src, target, fold, train, group, pos; 186k pairs, 21.9k sampled for training),
+strings.json.gz ({"queries", "texts", "sources"}), groups.json. Output: oof.npy (one score per pairs.npz row),
 model.int8.onnx (or .part00, .part01, ... when over 15 MB), int8_check.npy. `--smoke` runs one short fold.
 """
 
@@ -231,7 +231,7 @@ def main() -> int:
     ts = [texts[i] for i in t]
     if args.context:
         ts = [s if c < 0 else f"{s} [SEP] {texts[c]}" for s, c in zip(ts, z["c"], strict=True)]
-    sources = ["evidencebench", "scifact", "checkcovid", "scifact-library"]  # export_ce_data.SOURCES
+    sources = strings["sources"]  # what pairs.npz "src" indexes (export_ce_data.SOURCES)
     if args.all_source:
         train = train | (z["src"] == sources.index(args.all_source))
     w = np.ones(len(q), dtype=np.float32)
@@ -262,7 +262,7 @@ def main() -> int:
         if yt.any() and (~yt).any():
             from sklearn.metrics import roc_auc_score
 
-            eb = z["src"][te] == 0
+            eb = z["src"][te] == sources.index("evidencebench")
             log(f"  fold {f} pair ROC-AUC {roc_auc_score(yt, oof[te]):.4f}, evidencebench "
                 f"{roc_auc_score(yt[eb], oof[te][eb]):.4f} ({time.perf_counter() - t0:.0f} s)")
         np.save(out / "oof.npy", oof)

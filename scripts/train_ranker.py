@@ -27,6 +27,7 @@ from sklearn.model_selection import GroupKFold
 
 from evtui.bench.evidencebench import TASKS, score_item, task_k
 from evtui.rank.features import FEATURES, JUDGE_FEATURES
+from evtui.rank.model import booster_path
 from evtui.rank.select import normalise, select
 from evtui.rank.train import (
     Group,
@@ -120,30 +121,32 @@ class Ensemble:
         return np.mean([b.predict(x, raw_score=raw_score) for b in self.boosters], axis=0)
 
     def save(self, out: Path, head: str) -> None:
-        """head.txt, head.1.txt, ...: evtui.rank.model loads as many as model.json's "ensemble" says."""
+        """evtui.rank.model loads as many members as model.json's "ensemble" says."""
+        for stale in out.glob(f"{head}*.txt"):  # members of an earlier, larger ensemble
+            stale.unlink()
         for i, b in enumerate(self.boosters):
-            b.save_model(str(out / (f"{head}.txt" if i == 0 else f"{head}.{i}.txt")))
+            b.save_model(str(booster_path(out, head, i)))
 
 
 def _seeded(params: dict[str, Any], i: int) -> dict[str, Any]:
     return dict(params, seed=int(params["seed"]) + i)
 
 
-def fit_rank(groups: list[Group], attr: str, seeds: int | None = None) -> Ensemble:
+def fit_rank(groups: list[Group], attr: str, seeds: int = SEEDS) -> Ensemble:
     x, y, sizes = _stack(groups, attr)
     ds = lgb.Dataset(x, y, group=sizes, feature_name=list(FEATURES), free_raw_data=False)
-    return Ensemble([lgb.train(_seeded(RANK_PARAMS, i), ds, num_boost_round=ROUNDS) for i in range(seeds or SEEDS)])
+    return Ensemble([lgb.train(_seeded(RANK_PARAMS, i), ds, num_boost_round=ROUNDS) for i in range(seeds)])
 
 
 JUDGE_COLS = [FEATURES.index(f) for f in JUDGE_FEATURES]
 
 
-def fit_binary(groups: list[Group], seeds: int | None = None) -> Ensemble:
+def fit_binary(groups: list[Group], seeds: int = SEEDS) -> Ensemble:
     x, y, _ = _stack(groups, "label")
     ds = lgb.Dataset(x[:, JUDGE_COLS], (y > 0).astype(float), feature_name=list(JUDGE_FEATURES),
                      free_raw_data=False)
     return Ensemble([lgb.train(_seeded(BINARY_PARAMS, i), ds, num_boost_round=ROUNDS)
-                     for i in range(seeds or SEEDS)])
+                     for i in range(seeds)])
 
 
 def item_scores(groups: list[Group], scores: dict[str, dict[str, np.ndarray]], params: tuple[float, ...],
@@ -236,7 +239,6 @@ def main() -> int:
     ap.add_argument("--add-library-groups", action="store_true",
                     help="(re)build the library-wide SciFact groups of a cached groups.pkl")
     args = ap.parse_args()
-    globals()["SEEDS"] = args.seeds  # fit_rank / fit_binary default to it (eval_ce.py imports them too)
     t0 = time.perf_counter()
     groups = build(args)
     print(f"{len(groups)} groups, {sum(len(g.label) for g in groups):,} candidates "
@@ -249,9 +251,9 @@ def main() -> int:
     for fold in range(args.folds):
         tr, te = np.flatnonzero(fold_ids != fold), np.flatnonzero(fold_ids == fold)
         train = [groups[i] for i in tr]
-        ev, res = fit_rank(train, "label"), fit_rank([g for g in train if g.results_label is not None],
-                                                      "results_label")
-        judge = fit_binary(train)
+        ev = fit_rank(train, "label", args.seeds)
+        res = fit_rank([g for g in train if g.results_label is not None], "results_label", args.seeds)
+        judge = fit_binary(train, args.seeds)
         for i in te:
             g = groups[i]
             oof["evidence"][g.query_id] = ev.predict(g.x)
@@ -317,11 +319,9 @@ def main() -> int:
     # -- final fit on everything ------------------------------------------------------------------
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for f in out.glob("*.txt"):  # boosters of an earlier, larger ensemble
-        f.unlink()
-    fit_rank(groups, "label").save(out, "evidence")
-    fit_rank([g for g in groups if g.results_label is not None], "results_label").save(out, "results")
-    fit_binary(groups).save(out, "judge")
+    fit_rank(groups, "label", args.seeds).save(out, "evidence")
+    fit_rank([g for g in groups if g.results_label is not None], "results_label", args.seeds).save(out, "results")
+    fit_binary(groups, args.seeds).save(out, "judge")
     xs, ys = iso.X_thresholds_, iso.y_thresholds_
     meta = {
         "version": VERSION, "features": list(FEATURES), "judge_features": list(JUDGE_FEATURES), "heads": ["evidence", "results", "judge"],

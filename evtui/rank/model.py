@@ -22,6 +22,11 @@ MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "ranker"
 HEADS = ("evidence", "results", "judge")
 
 
+def booster_path(folder: Path, head: str, member: int) -> Path:
+    """Member `member` of a head's seed ensemble: head.txt, head.1.txt, ... (scripts/train_ranker.py writes them)."""
+    return folder / (f"{head}.txt" if member == 0 else f"{head}.{member}.txt")
+
+
 @dataclass
 class RankerModel:
     version: str
@@ -43,11 +48,11 @@ class RankerModel:
         if tuple(meta.get("features", ())) != FEATURES or tuple(meta.get("judge_features", ())) != JUDGE_FEATURES:
             raise EvtuiError(f"the ranking model in {folder} was trained on other features; retrain it with "
                              "scripts/train_ranker.py")
-        # A head is the mean of `ensemble` boosters trained with different seeds: h.txt, h.1.txt, ...
+        # A head is the mean of `ensemble` boosters trained with different seeds.
         n = int(meta.get("ensemble", 1))
         boosters = {}
         for h in meta.get("heads", HEADS):
-            files = [folder / (f"{h}.txt" if i == 0 else f"{h}.{i}.txt") for i in range(n)]
+            files = [booster_path(folder, h, i) for i in range(n)]
             if all(f.exists() for f in files):
                 boosters[h] = [lgb.Booster(model_file=str(f)) for f in files]
         return cls(version=str(meta.get("version", "?")), boosters=boosters, selection=meta.get("selection", {}),
