@@ -112,7 +112,8 @@ def first_paint(t0: float, cond: Any) -> float | None:
     return None
 
 
-async def in_app(home: Path, queries: list[str], sweep_data: Path | None) -> dict[str, Any]:
+async def in_app(home: Path, queries: list[str], sweep_data: Path | None,
+                 parts: frozenset[str] = frozenset({"search", "scroll", "sweep"})) -> dict[str, Any]:
     from textual.widgets import Input, Select
 
     from evtui.config import Config
@@ -185,7 +186,7 @@ async def in_app(home: Path, queries: list[str], sweep_data: Path | None) -> dic
             base.append((time.perf_counter() - t0) * 1000)
         out["pilot_key_overhead"] = stats(base)
 
-        for method in ("best", "bm25", "bm25-coverage"):
+        for method in ("best", "bm25", "bm25-coverage") if "search" in parts else ():
             for q in queries[:3]:  # warm caches and readers
                 await search(q, method)
             runs = [await search(q, method) for q in queries]
@@ -193,17 +194,18 @@ async def in_app(home: Path, queries: list[str], sweep_data: Path | None) -> dic
                                        "settled": stats([b for _a, b in runs])}
 
         # 1,000 rows
-        cfg.k = 1000
-        t_first, _ = await search("patients with cancer", "bm25")
-        n = len(app.result.evidence) if app.result else 0
-        table.focus()
-        shown, settled = await keys(lambda _n: "j", n - 1)
-        out["scroll_1000"] = {"rows": n, "rendered": table.row_count, "first_page_ms": round(t_first, 1),
-                              "j_first_paint": stats(shown), "j_settled": stats(settled),
-                              "cursor_at": table.cursor_row}
-        cfg.k = 20
+        if "scroll" in parts:
+            cfg.k = 1000
+            t_first, _ = await search("patients with cancer", "bm25")
+            n = len(app.result.evidence) if app.result else 0
+            table.focus()
+            shown, settled = await keys(lambda _n: "j", n - 1)
+            out["scroll_1000"] = {"rows": n, "rendered": table.row_count, "first_page_ms": round(t_first, 1),
+                                  "j_first_paint": stats(shown), "j_settled": stats(settled),
+                                  "cursor_at": table.cursor_row}
+            cfg.k = 20
 
-        if sweep_data is not None:
+        if sweep_data is not None and "sweep" in parts:
             await search("(aspirin, reduce, colorectal cancer)", "bm25")
             from textual.widgets import SelectionList
 
@@ -238,6 +240,21 @@ async def in_app(home: Path, queries: list[str], sweep_data: Path | None) -> dic
                 shown += a
                 settled += b
             out["keys_during_sweep"] = {"first_paint": stats(shown), "settled": stats(settled)}
+            # `?` (the help screen) and Esc during the sweep: press -> the screen is there
+            from evtui.tui.screens.modals import HelpScreen
+
+            helps: list[float] = []
+            for _ in range(10):
+                t0 = time.perf_counter()
+                await pilot.press("question_mark")
+                while not isinstance(app.screen, HelpScreen):
+                    await asyncio.sleep(0.002)
+                helps.append((time.perf_counter() - t0) * 1000)
+                await pilot.press("escape")
+                while isinstance(app.screen, HelpScreen):
+                    await asyncio.sleep(0.002)
+                table.focus()
+            out["help_key_during_sweep"] = stats(helps)
             while bench.running:
                 await asyncio.sleep(0.1)
             out["keys_during_sweep"].update(sweeps=sweeps, sweep_s=round((time.perf_counter() - t_sweep) / sweeps, 1),
@@ -251,7 +268,10 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=20)
     ap.add_argument("--launches", type=int, default=5)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "out"))
+    ap.add_argument("--parts", default="launch,search,scroll,sweep",
+                    help="what to measure (comma list): launch, search, scroll, sweep")
     args = ap.parse_args()
+    parts = frozenset(x.strip() for x in args.parts.split(",") if x.strip())
     home = Path(args.home)
     home.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {
@@ -259,10 +279,11 @@ def main() -> None:
         "python": platform.python_version(),
     }
     result["library"] = prepare(home)
-    result["launch_to_search_screen"] = launch(home, args.launches)
+    if "launch" in parts:
+        result["launch_to_search_screen"] = launch(home, args.launches)
     data = ROOT.parent / "shared" / "datasets" / "evidencebench" / "evidencebench_dev_set.json"
     record_paints()
-    result.update(asyncio.run(in_app(home, QUERIES[: args.queries], data if data.exists() else None)))
+    result.update(asyncio.run(in_app(home, QUERIES[: args.queries], data if data.exists() else None, parts)))
     result["load_after"] = round(os.getloadavg()[0], 1)
     text = json.dumps(result, indent=2)
     print(text)

@@ -3,13 +3,14 @@
     python benchmarks/fuzz_loaders.py [--out DIR] [--n 1200] [--seed 0] [--timeout 20] [--workers 2] [--big 4]
 
 1. Seeds: tests/fixtures/core/* plus, when ../shared/datasets is there, small samples of pmc-jats, bc5cdr (BioC and
-   PubTator), scifact, check-covid and evidencebench.
+   PubTator), scifact, check-covid and evidencebench; a BibTeX and a RIS export.
 2. Corpus (>= --n files): truncated, bit-flipped, spliced, re-encoded (UTF-16 with and without BOM, UTF-8 BOM,
    Latin-1, cp1252, invalid UTF-8), wrong-schema JSON, wrong extensions, gzip-wrapped mutants, and fixed hostile
    files: 100k-level XML and JSON nesting, billion laughs, external entities (file:// to a secret marker,
    http:// to a loopback server that counts requests, external DTD, parameter entities, XInclude), --big 50 MB
    single-line files, zero-byte files, binary (random, gzip of garbage, corrupt gzip, PNG) disguised as every
-   extension, regex-pathological text, undecodable file names.
+   extension, regex-pathological text, undecodable file names, bad PDFs (no text layer, encrypted, a 200 MB
+   stream bomb, 100k-level nesting, a 100,000-page tree, truncated and bit-flipped copies of the PDF fixtures).
 3. Loaders: every file through `iter_papers` with auto detection and with every explicit format, each run in a
    worker process under a time bound (`--timeout`, a run past it is a hang and the worker is killed) and a memory
    limit. A run passes when it yields papers and/or IngestErrors that carry the file's path and a reason; any
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import http.server
+import io
 import json
 import multiprocessing as mp
 import os
@@ -37,6 +39,7 @@ import tempfile
 import threading
 import time
 import traceback
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,6 +49,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "tests" / "fixtures" / "core"
+PDF_FIXTURES = ROOT / "tests" / "fixtures" / "pdf"
+_RIS_SEED = (b"TY  - JOUR\nTI  - Statins and LDL cholesterol\nAU  - Doe, Jane\nPY  - 2020\nDO  - 10.1000/statins.1\n"
+             b"AB  - Statins lowered LDL cholesterol by 38%. The effect held in older adults.\nER  - \n")
 SHARED = ROOT.parent / "shared" / "datasets"
 MARKER = "EVTUI-FUZZ-SECRET-5f2c9a"  # the content of the file external entities point at
 MEMORY_LIMIT = 4 * 2**30  # per worker: a runaway allocation is a crash (MemoryError), not a swapped-out machine
@@ -122,6 +128,8 @@ def seeds(*, shared: bool = True) -> list[Seed]:
 
     out = [Seed(f.name, f.read_bytes(), detect_format(f)) for f in sorted(CORE.iterdir()) if f.is_file()]
     out.append(Seed("statins.md", _MD_SEED, "text"))
+    out.append(Seed("refs.bib", (PDF_FIXTURES / "refs.bib").read_bytes(), "bibtex"))
+    out.append(Seed("refs.ris", _RIS_SEED, "ris"))
     if shared:
         out.extend(_shared_samples())
     return out
@@ -265,6 +273,35 @@ def _pathological() -> dict[str, tuple[str, bytes]]:
     }
 
 
+def _display_hostile(big: int) -> dict[str, tuple[str, bytes]]:
+    """Issue 16: text that attacks the terminal or the machine rather than the parser (kind/name -> (extension,
+    content)): Rich markup and terminal escapes in titles and sentences, newline bombs, oversize sentences."""
+    esc = "\u001b]0;PWNED\u0007\u001b[2J\u009b31m\r"
+    markup = "Aspirin [/] colorectal [bold]cancer[/bold] [published erratum appears in Gut] [letter] [link=x]"
+
+    def jsonl(title: str, sentences: list[str]) -> bytes:
+        return (json.dumps({"doc_id": 1, "title": title, "abstract": sentences}) + "\n").encode()
+
+    bomb = 600 * 2**20 if big else 24 * 2**20  # past the 512 MiB cap only in the full run (it takes seconds)
+    return {
+        "markup/jsonl": (".jsonl", jsonl(markup, [markup + ".", "[/] closes nothing."])),
+        "markup/pubtator": (".txt", f"1|t|{markup}\n1|a|{markup}. [/]\n\n".encode()),
+        "markup/md": (".md", f"# {markup}\n\n{markup}. More [/red] text.\n".encode()),
+        "markup/jats": (".xml", _jats(f"{markup}.").replace(b"<article-title>Fuzz</article-title>",
+                                                             f"<article-title>{markup}</article-title>".encode())),
+        "control-chars/jsonl": (".jsonl", jsonl(f"Title {esc}", [f"Aspirin {esc} reduces cancer.", "\x00\x07\x1b"])),
+        "control-chars/pubtator": (".txt", f"1|t|Title {esc}\n1|a|Aspirin {esc} reduced it.\n\n".encode()),
+        "control-chars/md": (".md", f"# Title {esc}\n\nAspirin {esc} reduced it.\n".encode()),
+        "newline-bomb/jsonl": (".jsonl.gz", jsonl("t", ["Aspirin reduces cancer."]) + b"\n" * bomb
+                               + jsonl("u", ["After the bomb."]).replace(b'"doc_id": 1', b'"doc_id": 2')),
+        "newline-bomb/pubtator": (".txt.gz", b"1|t|One\n1|a|Abstract.\n" + b"\n" * bomb + b"2|t|Two\n2|a|B.\n"),
+        "newline-bomb/md": (".md.gz", b"# Title\n\nText.\n" + b"\r\n" * (bomb // 2) + b"More text.\n"),
+        "oversize-sentence/jsonl": (".jsonl", jsonl("t", ["aspirin colorectal cancer reduce " * 32_000])),
+        "oversize-sentence/md": (".md", b"# T\n\n" + b"aspirin colorectal cancer reduce " * 64_000 + b"\n"),
+        "oversize-sentence/pubtator": (".txt", b"1|t|T\n1|a|" + b"aspirin cancer " * 100_000 + b"\n"),
+    }
+
+
 def _binaries(rng: random.Random) -> dict[str, bytes]:
     garbage = rng.randbytes(20_000)
     return {
@@ -275,6 +312,52 @@ def _binaries(rng: random.Random) -> dict[str, bytes]:
         "elf": b"\x7fELF\x02\x01\x01" + garbage[:4000],
         "utf16-garbage": b"\xff\xfe" + garbage[:4000],
     }
+
+
+def _pdf(objs: list[bytes], trailer: bytes = b"") -> bytes:
+    out = b"%PDF-1.4\n"
+    offs = []
+    for i, o in enumerate(objs, 1):
+        offs.append(len(out))
+        out += f"{i} 0 obj\n".encode() + o + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offs)
+    return out + (f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R ".encode() + trailer
+                  + f">>\nstartxref\n{xref}\n%%EOF\n".encode())
+
+
+def _hostile_pdfs(rng: random.Random) -> dict[str, bytes]:
+    """Bad PDFs: no text layer, encrypted, truncated, mutated, deeply nested, a stream bomb, page-count bomb."""
+    base = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>"]
+    text = b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET"
+
+    def stream(data: bytes, extra: bytes = b"") -> bytes:
+        return b"<< /Length %d %s>>\nstream\n" % (len(data), extra) + data + b"\nendstream"
+
+    comp = zlib.compressobj(1)
+    bomb = b"".join(comp.compress(b" " * 2**20) for _ in range(200)) + comp.flush()
+    enc = b"<< /Filter /Standard /V 1 /R 2 /O <" + b"00" * 32 + b"> /U <" + b"11" * 32 + b"> /P -4 >>"
+    kids = b" ".join(b"3 0 R" for _ in range(100_000))
+    out = {
+        "no-text": _pdf([*base, stream(text)]),
+        "encrypted": _pdf([*base, stream(text), enc], b"/Encrypt 5 0 R /ID [<0102> <0102>] "),
+        "stream-bomb": _pdf([*base, stream(bomb, b"/Filter /FlateDecode ")]),
+        "nested": _pdf([*base[:2], base[2][:-2] + b"/Junk " + b"[" * 100_000 + b"]" * 100_000 + b" >>",
+                        stream(text)]),
+        "page-bomb": _pdf([base[0], b"<< /Type /Pages /Kids [" + kids + b"] /Count 100000 >>", base[2],
+                           stream(text)]),
+        "header-only": b"%PDF-1.7\n" + rng.randbytes(5000),
+    }
+    for f in sorted(PDF_FIXTURES.glob("*.pdf")):
+        data = f.read_bytes()
+        out[f"truncated-{f.stem}"] = data[:rng.randrange(1000, len(data))]
+        flipped = bytearray(data)
+        for _ in range(200):
+            flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
+        out[f"bitflip-{f.stem}"] = bytes(flipped)
+    return out
 
 
 def _big(kind: str) -> bytes:
@@ -322,11 +405,15 @@ def build_corpus(out: Path, *, n: int = 1200, seed: int = 0, big: int = 4, share
             put(name, data, ".xml.gz", fmt)
     for name, (ext, data) in _pathological().items():
         put(f"pathological/{name}", data, ext)
+    for name, (ext, data) in _display_hostile(big).items():
+        put(name, data, ext)
     for ext in EXTENSIONS:
         put("zero-byte", b"", ext)
         put("whitespace-only", b" \n\t\r\n" * 100, ext)
         for name, data in _binaries(rng).items():
             put(f"binary/{name}", data, ext)
+    for name, data in _hostile_pdfs(rng).items():
+        put(f"pdf/{name}", data, ".pdf")
     big_kinds = ["words", "sentences", "jsonl", "xml"]
     for i in range(big):
         kind = big_kinds[i % len(big_kinds)]
@@ -410,12 +497,49 @@ def check_file(path: Path, fmt: str) -> dict[str, Any]:
                 texts = [item.title, *(s.text for s in item.sentences)]
                 if any(MARKER in t for t in texts):
                     problems.append("an external entity was resolved: the secret marker is in the parsed text")
+                if papers <= 50:  # the first papers of a file: a 20,000-record file must stay quick
+                    problems.extend(_display_problems(item))
             else:
                 problems.append(f"unexpected item {type(item).__name__}")
     except BaseException as exc:  # noqa: BLE001 - any escape is the crash this harness looks for
         problems.append("".join(traceback.format_exception(exc))[-1500:])
     outcome = "crash" if problems else "ok" if papers and not errors else "partial" if papers else "clear-error"
     return {"outcome": outcome, "papers": papers, "errors": errors, "problems": problems}
+
+
+_CONSOLE: Any = None
+
+
+def _display_problems(paper: Any) -> list[str]:
+    """What issue 16 forbids of a stored paper: a sentence over the ingest cap, or a title or sentence that the
+    CLI and TUI helpers would not show as inert text (Rich markup read from it, a control character let through)."""
+    from rich.console import Console
+    from rich.errors import MarkupError
+    from rich.text import Text
+
+    from evtui.ingest import MAX_SENTENCE_CHARS
+    from evtui.render import printable, safe
+
+    out: list[str] = []
+    if any(len(s.text) > MAX_SENTENCE_CHARS for s in paper.sentences):
+        out.append(f"a sentence over {MAX_SENTENCE_CHARS} characters was stored")
+    global _CONSOLE
+    if _CONSOLE is None:
+        _CONSOLE = Console(file=io.StringIO(), width=200, color_system=None)
+    console = _CONSOLE
+    for text in [paper.title, *(s.text for s in paper.sentences[:50])]:
+        if any(ord(c) < 32 and c not in "\t\n" or 0x7f <= ord(c) <= 0x9f for c in printable(text)):
+            out.append("a control character survives printable()")
+        try:
+            shown = Text.from_markup(safe(text), emoji=False).plain
+        except MarkupError as exc:
+            out.append(f"escaped text still read as markup: {exc}")
+            continue
+        if shown != printable(text):
+            out.append(f"escaped text does not print as itself: {text[:80]!r}")
+        console.print(Text(printable(text)))
+    console.file = io.StringIO()  # keep nothing between papers
+    return out[:3]
 
 
 def _loader_worker(conn: Connection) -> None:

@@ -86,8 +86,19 @@ class SearchBackend(Protocol):
         year_from: int | None = None,
         year_to: int | None = None,
         include_headings: bool = False,
+        papers: Sequence[str] | None = None,
     ) -> FilterClauses:
-        """Must/MustNot clauses for the filters (headings are excluded unless asked for)."""
+        """Must/MustNot clauses for the filters (headings are excluded unless asked for; `papers`: any of these)."""
+        ...
+
+    def paper_ids(self) -> list[str]:
+        """Every paper id in the paper-level channel, duplicates kept (for consistency checks)."""
+        ...
+
+    def paper_search(self, words: Sequence[str], limit: int, *, year_from: int | None = None,
+                     year_to: int | None = None) -> list[tuple[str, float]]:
+        """(paper id, score) of the top `limit` papers by a bag of words over title + abstract, the paper-level
+        channel kept in step with the sentences (evtui/papers.py); [] where a backend has none."""
         ...
 
     def search(self, query: BackendQuery, limit: int) -> list[Hit]:

@@ -11,15 +11,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from evtui import __version__
+from evtui.cli_flags import add_search_flags, search_kwargs
 from evtui.errors import EvtuiError
-from evtui.models import QUERY_MODES, SECTION_KINDS
+from evtui.render import plain, safe
 
 err = Console(stderr=True)
+PAPERS_ON_SCREEN = 200  # `evtui papers` on a terminal: a table this long (in a pager); piped: every paper, as TSV
 
 
 def _emit_json(obj: Any) -> None:
@@ -38,14 +39,17 @@ def _progress(label: str, enabled: bool) -> Iterator[Callable[..., None] | None]
         task = prog.add_task(label, total=None, papers=0, current="")
 
         def update(p: Any) -> None:
-            name = os.path.basename(p.current)[-40:]
+            name = safe(os.path.basename(p.current)[-40:], oneline=True)
             prog.update(task, total=p.files_total or None, completed=p.files_done, papers=p.papers_seen,
                         current=name)
 
         yield update
 
 
-def _open_library(args: argparse.Namespace, *, demo: bool = True) -> Any:
+def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool = False) -> Any:
+    """The library; `reading` verbs open it read-only beside the app (or a read-only data home) when they
+    must (evtui/access.py), writers get the "in use by" message."""
+    from evtui.access import open_reader
     from evtui.config import load_config
     from evtui.demo import ensure_demo
     from evtui.library import Library
@@ -55,10 +59,17 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True) -> Any:
         from pathlib import Path
 
         cfg.home = Path(args.home).expanduser()
-    lib = Library(cfg)
+    if reading:
+        lib, note = open_reader(cfg)
+        if note and not getattr(args, "json", False):
+            err.print(f"[dim]{safe(note)}[/]")
+    else:
+        lib = Library(cfg)
+    for note in getattr(lib, "notes", []):
+        err.print(f"[yellow]note:[/] {safe(note)}")
     if lib.recovered:
         err.print(f"[yellow]repaired {len(lib.recovered)} paper(s) left unfinished by an interrupted run[/]")
-    if demo:
+    if demo and not lib.read_only:
         with _progress("Loading the demo library", True) as cb:
             report = ensure_demo(lib, cb)
         if report is not None:
@@ -70,14 +81,10 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True) -> Any:
 # -- verbs -----------------------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
     from evtui.render import aspect_chips, coverage_marker, highlight
-    from evtui.search import DEFAULT_METHOD, Searcher
+    from evtui.search import Searcher
 
-    with _open_library(args) as lib:
-        result = Searcher(lib).search(
-            args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode,
-            method=args.method or DEFAULT_METHOD, year_from=args.year_from, year_to=args.year_to,
-            results=args.results,
-        )
+    with _open_library(args, reading=True) as lib:
+        result = Searcher(lib).search(args.query, **search_kwargs(args, lib))
     if args.json:
         _emit_json(result.to_json())
         return 0
@@ -85,9 +92,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     aspects = result.query.aspects
     out.print(f"[bold]{result.query.mode}[/] · {result.method}  ", aspect_chips(aspects))
     for note in result.notes:
-        out.print(f"[dim]note: {note}[/]")
-    if not result.evidence:
-        out.print("[yellow]no matching sentences[/]")
+        out.print(f"[dim]note: {safe(note)}[/]")
+    from evtui.honest import honest
+
+    checked = honest(result.evidence, aspects, result.method)  # rows that mention the query's concepts
+    for note in checked.notes:
+        out.print(f"[yellow]{safe(note)}[/]")
+    if not checked.evidence:
+        if not checked.notes:
+            out.print("[yellow]no matching sentences[/]")
         return 0
     table = Table(show_lines=False, expand=True, pad_edge=False)
     table.add_column("#", justify="right", style="dim", width=3)
@@ -95,8 +108,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     table.add_column("aspects", width=max(4, len(aspects)))
     table.add_column("sentence", ratio=1)
     table.add_column("paper · section", style="cyan", max_width=34)
-    for e in result.evidence:
-        where = f"{e.sentence.paper_id}\n{(e.title or '')[:60]}\n[dim]{e.sentence.section_title or e.sentence.section_kind}[/]"
+    for e in checked.evidence:
+        where = (f"{safe(e.sentence.paper_id, oneline=True)}\n{safe((e.title or '')[:60], oneline=True)}\n"
+                 f"[dim]{safe(e.sentence.section_title or e.sentence.section_kind, oneline=True)}[/]")
         table.add_row(str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects),
                       highlight(e.sentence.text, e.highlights, aspects), where)
     out.print(table)
@@ -104,9 +118,19 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    if not args.paths and args.zotero is None:
+        raise EvtuiError("give files or folders to ingest, or --zotero [DIR]")
+    if args.collection is not None and args.zotero is None:
+        raise EvtuiError("--collection needs --zotero")
     with _open_library(args, demo=False) as lib:
         with _progress("Ingesting", not args.json) as cb:
-            report = lib.ingest(args.paths, fmt=args.format, on_progress=cb)
+            if args.zotero is not None:
+                from evtui.sources import ingest_zotero
+
+                report = ingest_zotero(lib, args.zotero or None, args.collection, on_progress=cb)
+            if args.paths:
+                more = lib.ingest(args.paths, fmt=args.format, on_progress=cb)
+                report = more if args.zotero is None else _merged(report, more)
     if args.json:
         _emit_json(report.to_json())
     else:
@@ -114,31 +138,102 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         err.print(f"[green]{report.added} added[/], {report.replaced} replaced, {report.unchanged} unchanged · "
                   f"{report.sentences:,} sentences from {report.files} file(s) in {report.seconds:.1f}s{rate}")
         for e in report.errors:
-            err.print(f"[red]✗[/] {e.path}: {e.reason}")
+            err.print(f"[red]✗[/] {safe(e.path)}: {safe(e.reason)}")
+        for note in report.notes:
+            err.print(f"[dim]note: {safe(note)}[/]")
     return 1 if report.errors and not (report.added or report.replaced or report.unchanged) else 0
 
 
+def _merged(a: Any, b: Any) -> Any:
+    """Two ingest reports (--zotero and paths in one run) as one."""
+    for name in ("added", "replaced", "unchanged", "sentences", "files", "seconds"):
+        setattr(a, name, getattr(a, name) + getattr(b, name))
+    a.errors.extend(b.errors)
+    a.notes.extend(b.notes)
+    for k, v in b.by_format.items():
+        a.by_format[k] = a.by_format.get(k, 0) + v
+    return a
+
+
 def cmd_papers(args: argparse.Namespace) -> int:
-    with _open_library(args) as lib:
-        papers = lib.store.papers(limit=args.limit)
+    from evtui.sources import read_note, read_summary, source_label
+
+    if args.limit is not None and args.limit < 0:
+        raise EvtuiError(f"--limit must be 0 (all) or more, not {args.limit}")
+    # On a terminal a table of the first PAPERS_ON_SCREEN (a 7,000-row table took 17 s to draw); piped, every
+    # paper as tab-separated lines, never squeezed to 80 columns.
+    tty = sys.stdout.isatty() and not args.json
+    limit = None if args.limit == 0 else args.limit if args.limit is not None else PAPERS_ON_SCREEN if tty else None
+    with _open_library(args, reading=True) as lib:
+        papers = lib.store.papers(limit=limit)
+        infos = lib.store.paper_infos([p.id for p in papers])
+        row = lib.store.con.execute("SELECT count(*) FROM papers WHERE state = 'ready'").fetchone()
+        total = int(row[0]) if row else len(papers)
     if args.json:
         _emit_json([{
             "id": p.id, "title": p.title, "authors": p.authors, "year": p.year, "journal": p.journal, "doi": p.doi,
             "pmid": p.pmid, "pmcid": p.pmcid, "licence": p.licence, "source_format": p.source_format,
             "source_path": p.source_path, "sentences": p.n_sentences,
+            "source": source_label(p, infos.get(p.id)), "read": infos.get(p.id, {}),
         } for p in papers])
         return 0
+    if not tty:
+        from evtui.render import printable
+
+        sys.stdout.write("id\tyear\ttitle\tsentences\tsource\tread\n")
+        for p in papers:
+            cells = (p.id, str(p.year or ""), p.title, str(p.n_sentences), source_label(p, infos.get(p.id)),
+                     read_note(infos.get(p.id)))
+            sys.stdout.write("\t".join(printable(c, oneline=True).replace("\t", " ") for c in cells) + "\n")
+        return 0
     table = Table(expand=True)
-    for col in ("id", "year", "title", "sentences", "format"):
-        table.add_column(col, overflow="ellipsis", no_wrap=col != "title")
+    for col in ("id", "year", "title", "sentences", "source"):
+        table.add_column(col, overflow="ellipsis", no_wrap=col not in ("title", "source"))
     for p in papers:
-        table.add_row(p.id, str(p.year or ""), p.title[:100], str(p.n_sentences), p.source_format)
-    Console().print(table)
+        summary = read_summary(infos.get(p.id), p.n_sentences)
+        table.add_row(plain(p.id, oneline=True), str(p.year or ""), plain(p.title[:100], oneline=True),
+                      str(p.n_sentences), plain(source_label(p, infos.get(p.id)) + (f"\n{summary}" if summary else "")))
+    console = Console()
+    if len(papers) > console.height:
+        with console.pager(styles=True):
+            console.print(table)
+    else:
+        console.print(table)
+    if len(papers) < total:
+        err.print(f"[dim]{len(papers):,} of {total:,} papers · --limit N for more (0: all), or pipe for "
+                  "tab-separated lines of every paper[/]")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from evtui.sources import read_summary, show_document
+
+    with _open_library(args, reading=True) as lib:
+        doc = show_document(lib, args.paper_id)
+    if args.json:
+        _emit_json(doc)
+        return 0
+    out = Console()
+    p = doc["paper"]
+    out.print(f"[bold]{safe(p['title'])}[/]")
+    out.print(safe(", ".join(p["authors"][:8]) + (" et al." if len(p["authors"]) > 8 else "")))
+    meta = [str(x) for x in (p["year"], p["journal"], f"doi:{p['doi']}" if p["doi"] else None) if x]
+    out.print("[dim]" + safe(" · ".join([p["id"], p["source"], *meta])) + "[/]")
+    summary = read_summary(p["read"], len(doc["sentences"]))
+    if summary:
+        out.print(f"[dim]{safe(summary)}[/]")
+    for s in doc["sentences"]:
+        if s["section_kind"] == "heading":
+            out.print(f"\n[bold cyan]{safe(s['text'])}[/]")
+        elif s["section_kind"] == "title":
+            continue
+        else:
+            out.print(f"[dim]{s['position']:>4} {s['section_kind'][:5]:<5}[/] {safe(s['text'])}")
     return 0
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with _open_library(args) as lib:
+    with _open_library(args, reading=True) as lib:
         stats = lib.stats()
         if args.check:
             stats["consistency"] = lib.check_consistency()
@@ -146,14 +241,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
         _emit_json(stats)
         return 0
     out = Console()
-    out.print(f"[bold]library[/] {stats['home']}")
+    out.print(f"[bold]library[/] {safe(stats['home'])}")
     out.print(f"papers {stats['papers']:,} · sentences {stats['sentences']:,} · index docs {stats['index_docs']:,}")
     out.print(f"database {stats['db_bytes'] / 1e6:.1f} MB · index {stats['index_bytes'] / 1e6:.1f} MB")
     out.print("formats: " + ", ".join(f"{k} {v:,}" for k, v in stats["formats"].items()))
     out.print("sections: " + ", ".join(f"{k} {v:,}" for k, v in stats["sections"].items()))
     if args.check:
         c = stats["consistency"]
-        out.print("[green]DuckDB and the index agree[/]" if c["consistent"] else f"[red]inconsistent:[/] {c}")
+        out.print("[green]DuckDB and the index agree[/]" if c["consistent"] else f"[red]inconsistent:[/] {safe(c)}")
     return 0
 
 
@@ -210,12 +305,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from evtui.export import write_export
 
-    with _open_library(args, demo=False) as lib:
-        n = write_export(lib, Path(args.out), args.format)
+    with _open_library(args, demo=False, reading=True) as lib:
+        n = write_export(lib, Path(args.out), args.format, plain=args.plain)
     if args.json:
         _emit_json({"out": str(Path(args.out).expanduser()), "format": args.format, "sentences": n})
     else:
-        err.print(f"wrote {n} sentence(s) to {args.out}")
+        err.print(f"wrote {n} sentence(s) to {safe(args.out)}")
     return 0
 
 
@@ -231,7 +326,9 @@ def cmd_select(args: argparse.Namespace) -> int:
         added: list[str] = []
         if args.query:
             method = args.method or DEFAULT_METHOD
-            res = Searcher(lib).search(args.query, k=args.k, paper=args.paper, section=args.section, method=method)
+            kwargs = search_kwargs(args, lib)
+            method = kwargs["method"]
+            res = Searcher(lib).search(args.query, **kwargs)
             for e in res.evidence:
                 if e.sentence.id not in basket.ids():
                     basket.add(e, res.query, method)
@@ -251,12 +348,22 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     from evtui.bench import TASKS, run_evidencebench, save_run
     from evtui.bench.evidencebench import dataset_name, load_items
     from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
+    from evtui.judge.strategies import JUDGE_METHODS
+    from evtui.search import METHODS
 
+    if args.method not in (*METHODS, *JUDGE_METHODS):
+        raise EvtuiError(f"unknown method {args.method!r}; choose one of: "
+                         f"{', '.join(dict.fromkeys((*METHODS, *JUDGE_METHODS)))}")
+    if args.resume and args.no_save:
+        raise EvtuiError("--resume continues a stored run: it cannot go with --no-save")
+    if args.limit is not None and args.limit < 1:
+        raise EvtuiError(f"--limit must be at least 1, not {args.limit}")
     data = Path(args.data)
     load_items(data)  # a wrong file fails here, before any run is recorded
     tasks = list(TASKS) if args.task == "all" else [args.task]
     judged = {k: v for k, v in _judge_opts(args).items() if k != "api_base"}  # a URL may carry credentials
-    params = {"data": str(args.data), "seed": args.seed, **judged}
+    params = {"data": str(args.data), "seed": args.seed, **judged,
+              **({"limit": args.limit} if args.limit is not None else {})}
     results = []
     with _open_library(args, demo=False) as lib:
         home = lib.config.home
@@ -265,10 +372,11 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
         if args.resume and not run_ids:
             err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
         todo = [t for t in tasks if t not in run_ids]
-        run_ids.update(zip(todo, start_runs(lib, dataset_name(data), todo, args.method, params), strict=True))
+        if not args.no_save:
+            run_ids.update(zip(todo, start_runs(lib, dataset_name(data), todo, args.method, params), strict=True))
         for task in tasks:
-            run_id = run_ids[task]
-            done = stored_items(lib, run_id)
+            run_id = run_ids.get(task)
+            done = stored_items(lib, run_id) if run_id else {}
             if done and not args.json:
                 err.print(f"[dim]resuming run {run_id} ({task}): {len(done)} item(s) already done[/]")
             with _progress(f"{task} · {args.method}", not args.json) as cb:
@@ -277,12 +385,12 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
                         data, task, args.method, seed=args.seed, home=home,
                         on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None,
                         judge_opts=_judge_opts(args), done=done,
-                        on_item=partial(record_item, lib, run_id),
+                        on_item=partial(record_item, lib, run_id) if run_id else None, limit=args.limit,
                         **_engine_args(args))
                 except EvtuiError:
                     discard_empty(lib, list(run_ids.values()))
                     raise
-            res["run_id"] = save_run(lib, res, params, run_id=run_id)
+            res["run_id"] = save_run(lib, res, params, run_id=run_id) if run_id else None
             results.append(res)
     if args.json:
         _emit_json(results if args.task == "all" else results[0])
@@ -291,8 +399,8 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     for col in ("task", "method", "items", "skipped", "aspect recall", "seconds"):
         table.add_column(col, justify="left" if col in ("task", "method") else "right")
     for r in results:
-        table.add_row(r["task"], r["method"], str(r["n_items"]), str(r["n_skipped"]), f"{r['aspect_recall']:.1f}",
-                      f"{r['seconds']:.1f}")
+        table.add_row(r["task"], plain(r["method"]), str(r["n_items"]), str(r["n_skipped"]),
+                      f"{r['aspect_recall']:.1f}", f"{r['seconds']:.1f}")
     Console().print(table)
     return 0
 
@@ -335,6 +443,10 @@ def _stage_progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] |
 
 def cmd_bench_beir(args: argparse.Namespace) -> int:
     """`bench scifact` and `bench checkcovid`: run through the Searcher, store the run, print JSON or a table."""
+    if getattr(args, "task", "retrieval") == "verify":
+        return _bench_scifact_verify(args)
+    if args.method is None:
+        raise EvtuiError("--method is required for the retrieval task (e.g. --method best)")
     from functools import partial
     from pathlib import Path
 
@@ -385,7 +497,8 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
         return 0
     # One row per measure: readable at any terminal width. nDCG is 0-1, recalls are percent.
     out = Console()
-    out.print(f"[bold]{res['dataset']}[/] · {res['method']} · {res['n_queries']} claims · {res['seconds']:.1f}s")
+    out.print(f"[bold]{safe(res['dataset'])}[/] · {safe(res['method'])} · {res['n_queries']} claims · "
+              f"{res['seconds']:.1f}s")
     table = Table()
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -395,10 +508,93 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_scifact_verify(args: argparse.Namespace) -> int:
+    """`bench scifact --task verify`: the claim verifier over the corpus, scored with the official SciFact metrics."""
+    from functools import partial
+    from pathlib import Path
+
+    from evtui.bench import scifact_verify as sv
+    from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
+
+    if args.resume and args.no_save:
+        raise EvtuiError("--resume continues a stored run: it cannot go with --no-save")
+    if args.method is not None:
+        raise EvtuiError("--method goes with the retrieval task; --task verify finds papers with the verifier's own "
+                         "pipeline")
+    if args.engine != "local" or args.ray_address or args.parquet_dir:
+        raise EvtuiError("--task verify runs on the local engine only")
+    dataset, method = f"scifact:{Path(args.claims).name}", "verifier"
+    key = {"corpus": str(args.corpus), "claims": str(args.claims), "limit": args.limit, "papers": args.papers,
+           "model": sv.verifier_version()}
+    with _open_library(args, demo=False) as lib:
+        run_id: str | None = None
+        if not args.no_save:
+            run_id = find_resumable(lib, dataset, ["verify"], method, key).get("verify") if args.resume else None
+            if args.resume and run_id is None:
+                err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
+            run_id = run_id or start_runs(lib, dataset, ["verify"], method, key)[0]
+        done = stored_items(lib, run_id) if run_id else {}
+        if done and not args.json:
+            err.print(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
+        with _stage_progress(not args.json) as cb:
+            try:
+                res, params = sv.run_scifact_verify(
+                    Path(args.corpus), Path(args.claims), papers=args.papers, limit=args.limit, method=method,
+                    on_progress=cb, home=lib.config.home, done=done,
+                    on_item=partial(record_item, lib, run_id) if run_id else None)
+            except EvtuiError:
+                if run_id:
+                    discard_empty(lib, [run_id])
+                raise
+        if run_id:
+            sv.save(lib, res, {**params, "model": key["model"]}, run_id=run_id)
+            if not args.json:
+                err.print(f"[dim]stored as run {run_id}[/]")
+    if args.json:
+        _emit_json(res)
+        return 0
+    _verify_table(res, f"[bold]{safe(res['dataset'])}[/] · verify · {res['claims']} claims · top {res['papers']} "
+                       f"papers · {res['seconds']:.1f}s")
+    return 0
+
+
+def cmd_bench_scifact_eval(args: argparse.Namespace) -> int:
+    """`bench scifact-eval`: any system's SciFact prediction file, scored with the official metrics."""
+    from pathlib import Path
+
+    from evtui.bench.scifact_verify import evaluate_files
+
+    res = evaluate_files(Path(args.gold), Path(args.pred))
+    if args.json:
+        _emit_json(res)
+        return 0
+    _verify_table(res, f"[bold]{safe(Path(args.pred).name)}[/] against {safe(Path(args.gold).name)} · "
+                       f"{res['claims']} claims")
+    return 0
+
+
+def _verify_table(res: dict[str, Any], title: str) -> None:
+    from evtui.bench.scifact_verify import GROUPS
+
+    names = ("abstract · label only", "abstract · label + rationale", "sentence · selection",
+             "sentence · selection + label")
+    out = Console()
+    out.print(title)
+    table = Table()
+    for col in ("measure", "precision", "recall", "F1"):
+        table.add_column(col, justify="left" if col == "measure" else "right")
+    for group, name in zip(GROUPS, names, strict=True):
+        table.add_row(name, *(f"{res[group][k]:.4f}" for k in ("precision", "recall", "f1")))
+    out.print(table)
+    c = res["counts"]
+    out.print(f"[dim]gold: {c['gold_abstracts']} abstracts, {c['gold_sentences']} sentences · predicted: "
+              f"{c['predicted_abstracts']} abstracts, {c['predicted_sentences']} sentences[/]")
+
+
 def cmd_bench_runs(args: argparse.Namespace) -> int:
     from evtui.bench import list_runs
 
-    with _open_library(args, demo=False) as lib:
+    with _open_library(args, demo=False, reading=True) as lib:
         runs = list_runs(lib)
     if args.json:
         _emit_json(runs)
@@ -408,20 +604,26 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
         table.add_column(col)
     for r in runs:
         metrics = ", ".join(f"{k} {v}" for k, v in r["metrics"].items())
-        table.add_row(r["id"], r["created_at"], r["dataset"], r["task"], r["method"], metrics, str(r["n_items"]),
-                      f"{r['seconds']:.1f}", r["status"] if r["status"] == "done" else f"[yellow]{r['status']}[/]")
+        table.add_row(*(plain(r[k], oneline=True) for k in ("id", "created_at", "dataset", "task", "method")),
+                      plain(metrics), str(r["n_items"]), f"{r['seconds']:.1f}",
+                      plain(r["status"], "" if r["status"] == "done" else "yellow"))
     Console().print(table)
     return 0
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False) as lib:
+        missing = [pid for pid in dict.fromkeys(args.ids) if lib.store.paper(pid) is None]
+        if missing and len(missing) == len(set(args.ids)):
+            raise EvtuiError(f"no paper {', '.join(missing)} (`evtui papers` lists the ids)")
         n = lib.remove(args.ids)
     if args.json:
-        _emit_json({"removed": n})
+        _emit_json({"removed": n, **({"missing": missing} if missing else {})})
     else:
         err.print(f"removed {n} paper(s)")
-    return 0
+        if missing:
+            err.print(f"[yellow]no paper {safe(', '.join(missing))}[/]")
+    return 1 if missing else 0
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -446,24 +648,26 @@ def cmd_judge(args: argparse.Namespace) -> int:
     """Search (same filters and default method as `evtui search`), then judge the top k on the 0–100 rubric."""
     from evtui.judge import LEVELS, estimate, judge_evidence, make_judge, summarize
     from evtui.render import highlight
-    from evtui.search import DEFAULT_METHOD, Searcher
+    from evtui.search import Searcher
 
     if args.k < 1:
         raise EvtuiError("--k must be at least 1")
-    with _open_library(args) as lib:
-        result = Searcher(lib).search(args.query, k=args.k, paper=args.paper, section=args.section, mode=args.mode,
-                                      method=args.method or DEFAULT_METHOD)
+    with _open_library(args, reading=True) as lib:
+        result = Searcher(lib).search(args.query, **search_kwargs(args, lib))
         opts = _judge_opts(args)
         judge = make_judge(lib, opts.get("judge"), opts.get("model"), opts.get("api_base"))
         if judge.name == "llm" and result.evidence:
             est = estimate(result.query, result.evidence, judge, library=lib)
             if not args.json:
                 limit = f" · limit ${args.max_cost:.4f}" if args.max_cost is not None else ""
-                err.print(f"[bold]estimate[/] {escape(judge.model)}: {est.calls} call(s), {est.cached} cached · "
+                err.print(f"[bold]estimate[/] {safe(judge.model)}: {est.calls} call(s), {est.cached} cached · "
                           f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out · ~${est.cost:.4f}{limit}")
                 for note in est.notes:
-                    err.print(f"[dim]note: {escape(note)}[/]")
-        judgments = judge_evidence(lib, result.query, result.evidence, judge=judge, max_cost=args.max_cost)
+                    err.print(f"[dim]note: {safe(note)}[/]")
+        # Read-only beside the app: cached verdicts are served, new ones are shown but not stored.
+        sink = (lambda _table, _rows: None) if lib.read_only else None
+        judgments = judge_evidence(lib, result.query, result.evidence, judge=judge, max_cost=args.max_cost,
+                                   sink=sink)
     pairs = sorted(zip(result.evidence, judgments, strict=True),
                    key=lambda ej: (ej[1].status != "ok", -ej[1].score, -ej[1].confidence, ej[0].rank))
     totals = summarize(judgments)
@@ -485,7 +689,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return 0
     out = Console()
     kind = "local judge (offline, not an LLM)" if judge.name == "local" else "LLM judge"
-    out.print(f"[bold]{result.query.mode}[/] · {kind} [cyan]{escape(judge.model)}[/] · prompt {judge.prompt_version}")
+    out.print(f"[bold]{result.query.mode}[/] · {kind} [cyan]{safe(judge.model)}[/] · prompt {judge.prompt_version}")
     if not pairs:
         out.print("[yellow]no matching sentences[/]")
         return 0
@@ -499,24 +703,93 @@ def cmd_judge(args: argparse.Namespace) -> int:
     table.add_column("paper · #", style="cyan", max_width=24)
     stance_style = {"supports": "green", "refutes": "red", "neutral": "dim"}
     for e, j in pairs:
-        where = escape(e.sentence.paper_id) + f"\n[dim]#{e.rank} {escape(e.sentence.section_title or e.sentence.section_kind)}[/]"
+        where = safe(e.sentence.paper_id, oneline=True) + \
+            f"\n[dim]#{e.rank} {safe(e.sentence.section_title or e.sentence.section_kind, oneline=True)}[/]"
         sentence = highlight(e.sentence.text, e.highlights, result.query.aspects)
         if j.status != "ok":
-            table.add_row("–", f"[red]{j.status}[/]", "", sentence, f"[red]{escape(j.error or '')}[/]", where)
+            table.add_row("–", f"[red]{safe(j.status)}[/]", "", sentence, f"[red]{safe(j.error or '')}[/]", where)
             continue
-        covered = escape(", ".join(labels.get(a, a) for a in j.aspects))
-        why = escape(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
+        covered = safe(", ".join(labels.get(a, a) for a in j.aspects))
+        why = safe(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
             ("\n[dim]cached[/]" if j.cached else "")
         table.add_row(f"[bold]{j.score}[/]", f"{LEVELS.get(j.level, '')}\n[dim]conf {j.confidence}/10[/]",
-                      f"[{stance_style.get(j.stance, '')}]{j.stance}[/]", sentence, why, where)
+                      plain(j.stance, stance_style.get(j.stance, "")), sentence, why, where)
     out.print(table)
     out.print(f"[dim]{totals['judged']} judged, {totals['cached']} cached, {totals['failed']} failed, "
               f"{totals['skipped']} skipped · cost ${totals['cost']:.4f} · {totals['tokens_in']:,} tokens in, "
               f"{totals['tokens_out']:,} out[/]")
     for note in totals["notes"]:
-        out.print(f"[dim]note: {escape(note)}[/]")
+        out.print(f"[dim]note: {safe(note)}[/]")
     if stopped:
-        err.print(f"[yellow]stopped early:[/] {escape(stopped)}")
+        err.print(f"[yellow]stopped early:[/] {safe(stopped)}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Claim-level verdicts: which papers support the claim, which refute it, which only mention it."""
+    from evtui.verify.claims import verify_claim
+
+    if args.papers is None:
+        from evtui.verify.scifact import DEFAULT_PAPERS
+
+        args.papers = DEFAULT_PAPERS if args.claims else 5
+    if args.papers < 1:
+        raise EvtuiError("--papers must be at least 1")
+    if args.claims:
+        return _verify_claims_file(args)
+    if not args.claim:
+        raise EvtuiError("give a CLAIM, or --claims CLAIMS.jsonl --out PRED.jsonl")
+    with _open_library(args, reading=True) as lib:
+        verdict = verify_claim(lib, args.claim, papers=args.papers)
+    if args.json:
+        _emit_json(verdict.to_json())
+        return 0
+    out = Console()
+    out.print(f"[bold]{safe(verdict.query)}[/] · verifier [cyan]{safe(verdict.model)}[/] (offline, trained; "
+              f"a side only above its precision threshold)")
+    out.print(f"[bold]{verdict.summary_line()}[/]")
+    if not verdict.papers:
+        out.print("[yellow]no paper in the library matches this claim[/]")
+        return 0
+    table = Table(expand=True, pad_edge=False)
+    table.add_column("verdict", width=11)
+    table.add_column("conf", justify="right", width=5)
+    table.add_column("paper", ratio=2)
+    table.add_column("rationale", ratio=3)
+    style = {"SUPPORT": "[green]▲ supports[/]", "CONTRADICT": "[red]▼ refutes[/]", "NEI": "[dim]● no evidence[/]"}
+    for pv in verdict.papers:
+        why = "\n".join(f"#{r.position} {safe(r.text, oneline=True)} [dim](P support {r.p_support:.2f}, "
+                        f"refute {r.p_refute:.2f})[/]" for r in pv.rationales) or "[dim]mentions it, takes no side[/]"
+        table.add_row(style[pv.label], f"{pv.confidence:.2f}",
+                      f"{safe(pv.title, oneline=True)}\n[cyan]{safe(pv.paper_id, oneline=True)}[/]", why)
+    out.print(table)
+    for note in verdict.notes:
+        out.print(f"[dim]note: {safe(note)}[/]")
+    return 0
+
+
+def _verify_claims_file(args: argparse.Namespace) -> int:
+    """SciFact claims in, official SciFact predictions out (one line per claim, written atomically)."""
+    from pathlib import Path
+
+    from evtui.bench.scifact import load_claims
+    from evtui.verify.scifact import predict
+
+    if not args.out:
+        raise EvtuiError("--claims needs --out PRED.jsonl")
+    claims = load_claims(Path(args.claims))
+    out_path = Path(args.out)
+    tmp = out_path.with_name(f".{out_path.name}.tmp")
+    n = 0
+    with _open_library(args, reading=True) as lib, tmp.open("w", encoding="utf-8") as fh:
+        for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers):
+            fh.write(json.dumps(pred, ensure_ascii=False) + "\n")
+            n += 1
+    os.replace(tmp, out_path)
+    if args.json:
+        _emit_json({"claims": n, "out": str(out_path)})
+    else:
+        err.print(f"wrote {n} SciFact predictions to {safe(str(out_path))}")
     return 0
 
 
@@ -559,26 +832,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = add("search", cmd_search, "rank evidence sentences for a hypothesis, claim or (head, relation, tail) triplet")
     s.add_argument("query")
-    s.add_argument("--k", type=int, default=20, help="number of sentences (default 20)")
-    s.add_argument("--paper", help="only this paper id")
-    s.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
-    s.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
-    s.add_argument("--method", default=None,
-                   help="ranking method: best (default; learned reranker over BM25, embeddings, aspect coverage,"
-                        " section and results cues, then coverage-aware selection), bm25-coverage (BM25 re-ranked by"
-                        " aspects covered), bm25, dense (MiniLM embeddings, computed lazily), hybrid (reciprocal-rank"
-                        " fusion of both) or random (seeded)")
-    s.add_argument("--results", action="store_true",
-                   help="prefer results evidence (numbers, effects, comparisons) with the best method")
-    s.add_argument("--year-from", type=int, default=None)
-    s.add_argument("--year-to", type=int, default=None)
+    add_search_flags(s, k=20, k_help="number of sentences")
 
     i = add("ingest", cmd_ingest, "load papers from files or folders into the library")
-    i.add_argument("paths", nargs="+")
+    i.add_argument("paths", nargs="*")
     i.add_argument("--format", choices=("auto", *FORMATS), default="auto")
+    i.add_argument("--zotero", nargs="?", const="", default=None, metavar="DIR",
+                   help="read a Zotero library (default ~/Zotero): a copy of zotero.sqlite and storage/ PDFs")
+    i.add_argument("--collection", default=None, metavar="NAME", help="with --zotero: only this collection")
+
+    sh = add("show", cmd_show, "a paper's metadata and every stored sentence, in order")
+    sh.add_argument("paper_id")
 
     pp = add("papers", cmd_papers, "list the papers in the library")
-    pp.add_argument("--limit", type=int, default=None)
+    pp.add_argument("--limit", type=int, default=None,
+                    help=f"at most N papers (0: all; default on a terminal {PAPERS_ON_SCREEN}, piped all, as TSV)")
 
     st = add("stats", cmd_stats, "library size, formats and sections")
     st.add_argument("--check", action="store_true", help="also verify that DuckDB and the index agree")
@@ -590,19 +858,20 @@ def build_parser() -> argparse.ArgumentParser:
     ex = add("export", cmd_export, "write the selected sentences with citations (Markdown, JSON Lines or BibTeX)")
     ex.add_argument("--out", required=True, help="file to write (only this path is written)")
     ex.add_argument("--format", choices=("md", "jsonl", "bibtex"), default="md")
+    ex.add_argument("--plain", action="store_true", help="Markdown as plain notes: no <sub>aspect</sub> tags")
 
     se = add("select", cmd_select, "add the top hits of a search to the selection (or --clear it)")
     se.add_argument("query", nargs="?")
-    se.add_argument("--k", type=int, default=5)
-    se.add_argument("--paper")
-    se.add_argument("--section", choices=SECTION_KINDS)
-    se.add_argument("--method", default=None)
+    add_search_flags(se, k=5, k_help="how many of the top hits to add")
     se.add_argument("--clear", action="store_true", help="empty the selection first")
 
     bench = sub.add_parser("bench", help="run benchmarks through the same ranking pipeline",
                            description="run benchmarks through the same ranking pipeline")
     bsub = bench.add_subparsers(dest="bench_verb", metavar="BENCHMARK", required=True)
-    eb = bsub.add_parser("evidencebench", help="EvidenceBench Aspect Recall (Wang et al., COLM 2025)")
+    eb_help = ("EvidenceBench Aspect Recall (Wang et al., COLM 2025): for each hypothesis, pick sentences from its "
+               "paper; recall of the labelled aspects (percent, 0-100), per task")
+    eb = bsub.add_parser("evidencebench", help="EvidenceBench Aspect Recall (Wang et al., COLM 2025)",
+                         description=eb_help)
     eb.set_defaults(fn=cmd_bench_evidencebench)
     eb.add_argument("--data", required=True, help="EvidenceBench JSON (e.g. evidencebench_dev_set.json)")
     eb.add_argument("--task", required=True, choices=("er-optimal", "er-10", "results-er-optimal", "results-er-5", "all"))
@@ -610,6 +879,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="best, bm25-coverage, bm25, dense, hybrid, random, or with a judge: llm-rerank, llm-sbs, "
                          "evidential")
     eb.add_argument("--seed", type=int, default=0, help="seed for the random method")
+    eb.add_argument("--limit", type=int, default=None, help="only the first N items (quick runs)")
+    eb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
     eb.add_argument("--judge", choices=("llm", "local"), default=None,
                     help="judge for llm-rerank / evidential (default llm; llm-sbs always prompts the LLM)")
     eb.add_argument("--model", default=None, help="litellm model string for the llm-* and evidential methods")
@@ -632,14 +903,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "(ingested once into its own bench library under the data home)")
         bb.add_argument("--claims", required=True, help="SciFact claims (e.g. claims_train.jsonl)" if sf else
                         "a claims file from train/ or dev/ (e.g. covidCheck_dev_composed+extracted.json)")
-        bb.add_argument("--method", required=True, help="random (seeded), or a search method: bm25, bm25-coverage, "
-                                                        "dense, hybrid, best")
+        bb.add_argument("--method", required=not sf, help="random (seeded), or a search method: bm25, bm25-coverage, "
+                                                          "dense, hybrid, best" + (" (retrieval task only)" if sf else ""))
         bb.add_argument("--seed", type=int, default=0, help="seed for the random method")
         bb.add_argument("--limit", type=int, default=None, help="only the first N claims (quick runs)")
         if sf:
             bb.add_argument("--qrels", choices=("evidence", "cited"), default="evidence",
                             help="relevant docs: evidence docs, or cited ones when a claim has none (default); "
                                  "or cited docs for every claim (how BEIR's qrels files look built)")
+            bb.add_argument("--task", choices=("retrieval", "verify"), default="retrieval",
+                            help="retrieval (default: claim -> abstracts, BEIR) or verify: the claim verifier over "
+                                 "the corpus, scored with the official SciFact metrics (abstract label-only and "
+                                 "label+rationale, sentence selection and selection+label P/R/F1)")
+            bb.add_argument("--papers", type=int, default=1, help="verify: papers judged per claim (default 1)")
         _add_engine_args(bb, "where the claims are ranked: local (default) or ray (Ray actors over Parquet")
         bb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
         bb.add_argument("--resume", action="store_true",
@@ -647,6 +923,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "keeping the claims it finished")
         bb.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         bb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    se_ = bsub.add_parser("scifact-eval", help="score a SciFact prediction file with the official metrics",
+                          description="score a SciFact prediction file (official format, one line per gold claim) "
+                                      "with the official metrics")
+    se_.set_defaults(fn=cmd_bench_scifact_eval)
+    se_.add_argument("--gold", required=True, help="SciFact claims with evidence (e.g. claims_dev.jsonl)")
+    se_.add_argument("--pred", required=True, help='predictions: {"id", "evidence": {doc_id: {"label", "sentences"}}}')
+    se_.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     br = bsub.add_parser("runs", help="list stored benchmark runs")
     br.set_defaults(fn=cmd_bench_runs)
     br.add_argument("--json", action="store_true")
@@ -654,11 +937,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")
     jd.add_argument("query")
-    jd.add_argument("--k", type=int, default=10, help="number of sentences to judge (default 10)")
-    jd.add_argument("--paper", help="only this paper id")
-    jd.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
-    jd.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
-    jd.add_argument("--method", default=None, help="search method, as for `evtui search` (default: its default)")
+    add_search_flags(jd, k=10, k_help="number of sentences to judge")
     jd.add_argument("--judge", choices=("llm", "local"), default=None,
                     help="local (offline default: the ranking model's features on the rubric) or llm (litellm)")
     jd.add_argument("--model", default=None,
@@ -667,6 +946,13 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--api-base", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8011/v1")
     jd.add_argument("--max-cost", type=float, default=None, metavar="USD",
                     help="start no LLM call that could take this run's cost past USD")
+
+    vf = add("verify", cmd_verify, "claim-level verdicts: papers that support or refute a claim (offline verifier)")
+    vf.add_argument("claim", nargs="?")
+    vf.add_argument("--papers", type=int, default=None, help="papers to verify, best-matching first (default 5; "
+                    "with --claims 1, as chosen by cross-validation on SciFact)")
+    vf.add_argument("--claims", metavar="CLAIMS.jsonl", help="SciFact claims file (id, claim): write predictions")
+    vf.add_argument("--out", metavar="PRED.jsonl", help="with --claims: the official SciFact prediction file")
 
     llm = sub.add_parser("llm", help="local LLM helpers", description="local LLM helpers")
     llm_sub = llm.add_subparsers(dest="llm_verb", metavar="COMMAND", required=True)
@@ -679,7 +965,10 @@ def build_parser() -> argparse.ArgumentParser:
     ls_.add_argument("--threads", type=int, default=None, help="CPU threads (default: up to 4)")
     ls_.add_argument("--verbose", action="store_true", help="show llama.cpp's own logs")
 
-    add("tui", cmd_tui, "open the terminal app (also what `evtui` alone does on a terminal)")
+    tui = sub.add_parser("tui", help="open the terminal app (also what `evtui` alone does on a terminal)",
+                         description="open the terminal app (also what `evtui` alone does on a terminal)")
+    tui.set_defaults(fn=cmd_tui)
+    tui.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     r = add("remove", cmd_remove, "remove papers from the library")
     r.add_argument("ids", nargs="+")
@@ -695,15 +984,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        if getattr(args, "verb", None) == "bench":
+            from evtui.repair import check_input_file
+
+            for flag in ("data", "corpus", "claims"):
+                if getattr(args, flag, None):
+                    check_input_file(getattr(args, flag), f"--{flag}")
         return int(args.fn(args))
     except EvtuiError as exc:
         if getattr(args, "json", False):
             _emit_json({"error": str(exc)})
-        err.print(f"[red]error:[/] {escape(str(exc))}")  # a message may hold [brackets]: not markup
+        err.print(f"[red]error:[/] {safe(str(exc))}")  # a message may hold [brackets] or escapes: not markup
         return 2
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
         return 130
+    except Exception as exc:
+        from evtui.access import read_only_refusal
+
+        message = read_only_refusal(exc)  # a write tried on a library read beside the app
+        if message is None:
+            from evtui.repair import user_message
+
+            message = user_message(exc, _home(args))  # a damaged database, a refused file, a full disk
+        if message is None:
+            raise
+        if getattr(args, "json", False):
+            _emit_json({"error": message})
+        err.print(f"[red]error:[/] {safe(message)}")
+        return 2
+
+
+def _home(args: argparse.Namespace) -> Any:
+    from pathlib import Path
+
+    if getattr(args, "home", None):
+        return Path(args.home).expanduser()
+    try:
+        from evtui.config import load_config
+
+        return load_config().home
+    except Exception:  # noqa: BLE001 - only for a message
+        return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 from evtui import __version__
 from evtui.errors import EvtuiError
@@ -47,13 +50,39 @@ class Selected:
     text: str
     section: str
     paper: Paper | None
+    verdict: dict[str, Any] | None = None  # the judge's latest verdict for this sentence under this query
+
+
+# The newest ok verdict per (query, sentence), an LLM's before the local judge's (the cache: evtui/judge/cache.py).
+_VERDICTS = """SELECT sentence_id, score, level, stance, confidence, rationale, judge, model FROM (
+    SELECT *, row_number() OVER (PARTITION BY sentence_id ORDER BY (judge = 'llm') DESC, updated_at DESC) AS n
+    FROM judgments WHERE status = 'ok' AND query = ? AND query_mode = ? AND sentence_id IN (SELECT unnest(?)))
+    WHERE n = 1"""
+
+
+def verdicts(con: Any, query: str, mode: str, sentence_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """sentence id -> {score, level, stance, confidence, rationale, judge, model} from the verdict cache."""
+    try:
+        rows = con.execute(_VERDICTS, [" ".join(query.split()), mode, list(sentence_ids)]).fetchall()
+    except Exception:  # noqa: BLE001 - no verdict table yet (nothing was ever judged)
+        return {}
+    keys = ("score", "level", "stance", "confidence", "rationale", "judge", "model")
+    return {r[0]: dict(zip(keys, r[1:], strict=True)) for r in rows}
 
 
 class Basket:
     def __init__(self, library: Library) -> None:
         self.library = library
-        self.con = library.store.con
-        self.con.execute(_DDL)
+        if self.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'selections'"
+                            ).fetchone()[0] == 0:  # a read-only library that never had a selection has no table
+            if getattr(library.store, "read_only", False):
+                raise EvtuiError("the selection is empty: select sentences first (space in the app)")
+            self.con.execute(_DDL)
+
+    @property
+    def con(self) -> Any:
+        """The library's connection now (a shared library reopens it around its writes)."""
+        return self.library.store.con
 
     def ids(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT sentence_id FROM selections ORDER BY position").fetchall()]
@@ -105,43 +134,120 @@ class Basket:
                 method=method, score=score or 0.0, text=text or "(sentence no longer in the library)",
                 section=section or "", paper=self.library.store.paper(paper_id) if paper_id else None,
             ))
+        by_query: dict[tuple[str, str], list[Selected]] = {}
+        for it in out:
+            by_query.setdefault((it.query, it.mode), []).append(it)
+        for (query, mode), group in by_query.items():
+            found = verdicts(self.con, query, mode, [it.sentence_id for it in group])
+            for it in group:
+                it.verdict = found.get(it.sentence_id)
         return out
 
 
 # -- rendering ---------------------------------------------------------------------------------------
+# Paper and LLM text is data, never markup of the file it lands in: in Markdown, raw HTML (</details>,
+# <script>, <img onerror>), links ([x](javascript:...)), images and emphasis are escaped; in BibTeX, TeX
+# commands (\input, \write18) and specials. Control characters and line breaks become spaces in both.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|])")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def md(text: object) -> str:
+    """`text` as literal Markdown text on one line."""
+    return _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub(" ", str(text)))
+
+
+def _code(text: object) -> str:
+    return "`" + _CONTROL.sub(" ", str(text)).replace("`", "'") + "`"
+
+
+def _url_part(text: str) -> str:
+    return quote(_CONTROL.sub("", text), safe="/")
+
+
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": "(", "}": ")", "%": r"\%", "#": r"\#", "&": r"\&", "$": r"\$",
+                "_": r"\_", "^": r"\^{}", "~": r"\~{}"}
+_TEX_RE = re.compile(r"[\\{}%#&$_^~]")
+
+
+def tex(value: object) -> str:
+    """A BibTeX field value as literal text: no TeX command (\\input, \\write18) and no brace survives."""
+    return _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group(0)], " ".join(_CONTROL.sub(" ", str(value)).split()))
+
+
 def citation(p: Paper) -> str:
-    authors = p.authors[:3]
+    if not p.authors and not p.year:  # a corpus abstract (SciFact, PubTator): say where it is from, not "Unknown"
+        prefix, _, num = p.id.partition(":")
+        if prefix.lower() == "scifact" and num:
+            where = f"SciFact corpus, doc {num}"
+        elif p.pmid or prefix.upper() == "PMID":
+            where = f"PubMed abstract {p.pmid or num}"
+        else:
+            where = f"{Path(p.source_path).name or 'corpus'}, doc {p.id}"
+        where = md(where)
+        cited = f"{where}. {md(p.title.rstrip('.'))}." if p.title else f"{where}."
+        if p.pmid:
+            cited += f" [PMID {md(p.pmid)}](https://pubmed.ncbi.nlm.nih.gov/{_url_part(p.pmid)}/)"
+        return cited
+    authors = [md(a) for a in p.authors[:3]]
     who = ", ".join(authors) + (" et al." if len(p.authors) > 3 else "") if authors else "Unknown authors"
-    parts = [f"{who} ({p.year or 'n.d.'}). {p.title.rstrip('.')}."]
+    parts = [f"{who} ({p.year or 'n.d.'}). {md(p.title.rstrip('.'))}."]
     if p.journal:
-        parts.append(f"*{p.journal}*.")
+        parts.append(f"*{md(p.journal)}*.")
     links = []
     if p.doi:
-        links.append(f"[doi:{p.doi}](https://doi.org/{p.doi})")
+        links.append(f"[doi:{md(p.doi)}](https://doi.org/{_url_part(p.doi)})")
     if p.pmid:
-        links.append(f"[PMID {p.pmid}](https://pubmed.ncbi.nlm.nih.gov/{p.pmid}/)")
+        links.append(f"[PMID {md(p.pmid)}](https://pubmed.ncbi.nlm.nih.gov/{_url_part(p.pmid)}/)")
     if p.pmcid:
-        links.append(f"[{p.pmcid}](https://www.ncbi.nlm.nih.gov/pmc/articles/{p.pmcid}/)")
+        links.append(f"[{md(p.pmcid)}](https://www.ncbi.nlm.nih.gov/pmc/articles/{_url_part(p.pmcid)}/)")
     if links:
         parts.append(" · ".join(links))
     return " ".join(parts)
 
 
-def _marked(text: str, spans: Sequence[Span], aspects: Sequence[Aspect]) -> str:
-    """The sentence with each aspect match in bold and tagged with its aspect id: **aspirin**[head]."""
+_GLYPHS = {"supports": "▲", "refutes": "▼", "neutral": "●"}
+_LEVELS = {0: "irrelevant", 1: "topical", 2: "partial", 3: "related", 4: "direct", 5: "direct, quantified"}
+
+
+def verdict_summary(group: Sequence[Selected]) -> str:
+    """"▲ 2 support · ▼ 1 refute · ● 0 neutral · 1 not judged · 3 papers" for one query's sentences."""
+    counts = {"supports": 0, "refutes": 0, "neutral": 0}
+    for it in group:
+        if it.verdict is not None:
+            counts[it.verdict["stance"]] = counts.get(it.verdict["stance"], 0) + 1
+    unjudged = sum(1 for it in group if it.verdict is None)
+    papers = len({it.paper.id for it in group if it.paper is not None})
+    out = (f"▲ {counts['supports']} support · ▼ {counts['refutes']} refute · ● {counts['neutral']} neutral"
+           f"{f' · {unjudged} not judged' if unjudged else ''} · {papers} paper{'s' if papers != 1 else ''}")
+    return out
+
+
+def verdict_line(v: dict[str, Any]) -> str:
+    level = _LEVELS.get(int(v["level"]), "")
+    line = (f"{_GLYPHS.get(v['stance'], '?')} {v['stance']} · {v['score']}/100 (level {v['level']}"
+            f"{f' {level}' if level else ''}) · confidence {v['confidence']}/10 · {v['judge']} judge ({v['model']})")
+    return md(line) + (f" — {md(v['rationale'])}" if v.get("rationale") else "")
+
+
+def _marked(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], *, tags: bool = True) -> str:
+    """The sentence with each aspect match in bold and tagged with its aspect id: **aspirin**<sub>head</sub>
+    (`tags=False`: bold only, for plain notes)."""
     label = {a.id: a.id for a in aspects}
     out, last = [], 0
     for s in sorted(spans, key=lambda s: (s.start, -s.end)):
         if s.start < last or s.end > len(text):
             continue
-        out.append(text[last:s.start])
-        out.append(f"**{text[s.start:s.end]}**<sub>{label.get(s.aspect, s.aspect)}</sub>")
+        out.append(md(text[last:s.start]))
+        out.append(f"**{md(text[s.start:s.end])}**" + (f"<sub>{md(label.get(s.aspect, s.aspect))}</sub>"
+                                                       if tags else ""))
         last = s.end
-    out.append(text[last:])
+    out.append(md(text[last:]))
     return "".join(out)
 
 
-def to_markdown(items: Sequence[Selected], *, now: datetime | None = None) -> str:
+def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain: bool = False) -> str:
+    """The evidence report; `plain`: notes without the aspect tags (<sub>head</sub>) after each match."""
     now = now or datetime.now(timezone.utc)
     lines = ["# Evidence", ""]
     by_query: dict[str, list[Selected]] = {}
@@ -150,23 +256,25 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None) -> st
     methods = sorted({it.method for it in items})
     for query, group in by_query.items():
         first = group[0]
-        lines += [f"## {query}", "", f"*{first.mode}* · aspects: " + "; ".join(
-            f"`{a.id}` {a.label}" for a in first.aspects), ""]
+        lines += [f"## {md(query)}", "", f"*{md(first.mode)}* · aspects: " + "; ".join(
+            f"{_code(a.id)} {md(a.label)}" for a in first.aspects), "", f"Verdicts: {verdict_summary(group)}", ""]
         for n, it in enumerate(group, 1):
             covered = sorted({h.aspect for h in it.highlights})
-            lines.append(f"### {n}. {it.paper.title if it.paper else it.sentence_id}")
+            lines.append(f"### {n}. {md(it.paper.title if it.paper else it.sentence_id)}")
             lines.append("")
-            lines.append("> " + _marked(it.text, it.highlights, it.aspects))
+            lines.append("> " + _marked(it.text, it.highlights, it.aspects, tags=not plain))
             lines.append("")
             if it.paper:
                 lines.append(f"- Citation: {citation(it.paper)}")
-            lines.append(f"- Section: {it.section} · sentence `{it.sentence_id}`")
-            lines.append(f"- Aspects covered: {', '.join(covered) if covered else 'none'} "
+            lines.append(f"- Section: {md(it.section)} · sentence {_code(it.sentence_id)}")
+            lines.append(f"- Aspects covered: {md(', '.join(covered)) if covered else 'none'} "
                          f"({len(covered)}/{len(it.aspects)})")
-            lines.append(f"- Retrieval score: {it.score:.3f} ({it.method})")
+            lines.append(f"- Retrieval score: {it.score:.3f} ({md(it.method)})")
+            lines.append(f"- Verdict: {verdict_line(it.verdict) if it.verdict else 'not judged'}")
             lines.append("")
+    judges = sorted({f"{it.verdict['judge']} ({it.verdict['model']})" for it in items if it.verdict})
     lines += ["---", f"Exported by evtui {__version__} on {now:%Y-%m-%d %H:%M} UTC · "
-                     f"method: {', '.join(methods) or 'n/a'} · judge: none", ""]
+                     f"method: {md(', '.join(methods)) or 'n/a'} · judge: {md(', '.join(judges)) or 'none'}", ""]
     return "\n".join(lines)
 
 
@@ -178,6 +286,7 @@ def to_jsonl(items: Sequence[Selected]) -> str:
             "sentence_id": it.sentence_id, "text": it.text, "section": it.section, "query": it.query,
             "mode": it.mode, "aspects": [a.to_json() for a in it.aspects],
             "highlights": [h.to_json() for h in it.highlights], "method": it.method, "score": it.score,
+            "verdict": it.verdict,
             "paper": None if p is None else {"id": p.id, "title": p.title, "authors": p.authors, "year": p.year,
                                               "journal": p.journal, "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid},
         }, ensure_ascii=False))
@@ -194,14 +303,14 @@ def to_bibtex(items: Sequence[Selected]) -> str:
         key = re.sub(r"[^a-z0-9]", "", first) + str(p.year or "") + re.sub(r"[^a-z0-9]", "", p.id.lower())[-8:]
         fields = {"title": p.title, "author": " and ".join(p.authors), "year": p.year, "journal": p.journal,
                   "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid}
-        body = ",\n".join(f"  {k} = {{{str(v).replace('{', '(').replace('}', ')')}}}" for k, v in fields.items() if v)
+        body = ",\n".join(f"  {k} = {{{tex(v)}}}" for k, v in fields.items() if v)
         seen[p.id] = f"@article{{{key},\n{body}\n}}"
     return "\n\n".join(seen.values()) + ("\n" if seen else "")
 
 
-def render(items: Sequence[Selected], fmt: str) -> str:
+def render(items: Sequence[Selected], fmt: str, *, plain: bool = False) -> str:
     if fmt == "md":
-        return to_markdown(items)
+        return to_markdown(items, plain=plain)
     if fmt == "jsonl":
         return to_jsonl(items)
     if fmt == "bibtex":
@@ -209,12 +318,19 @@ def render(items: Sequence[Selected], fmt: str) -> str:
     raise EvtuiError(f"unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
 
-def write_export(library: Library, out: Path, fmt: str = "md") -> int:
-    """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact)."""
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = False) -> int:
+    """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact); `plain`:
+    Markdown notes without the aspect tags."""
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")
-    text = render(items, fmt)
+    text = render(items, fmt, plain=plain)
     out = out.expanduser()
     try:  # is_dir() itself raises for a name the OS refuses (too long)
         if out.is_dir():
@@ -223,8 +339,14 @@ def write_export(library: Library, out: Path, fmt: str = "md") -> int:
             raise EvtuiError(f"folder {out.parent} does not exist")
         if not out.parent.is_dir():
             raise EvtuiError(f"{out.parent} is a file, not a folder")
+        st = out.lstat() if out.is_symlink() or out.exists() else None
     except OSError as exc:
         raise EvtuiError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    # A device or a FIFO is never replaced by a regular file (as root, --out /dev/null would have been).
+    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        raise EvtuiError(f"{out} is not a regular file (a device, FIFO or socket): give a file name")
+    # A replaced file keeps its permissions; a new one gets the usual ones (0666 less the umask), not mkstemp's 0600.
+    mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else 0o666 & ~_umask()
     # The temporary file sits beside the target (so the rename is atomic); a symlink at `out` is replaced by the
     # new file, never followed, so nothing outside the chosen path is written.
     tmp: str | None = None
@@ -232,6 +354,7 @@ def write_export(library: Library, out: Path, fmt: str = "md") -> int:
         fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".evtui-export.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            os.fchmod(fh.fileno(), mode)
         os.replace(tmp, out)
     except OSError as exc:
         if tmp is not None:

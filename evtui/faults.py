@@ -3,10 +3,11 @@
 `EVTUI_CRASH_AT=<phase>:<n>` makes this process SIGKILL itself (a real kill: no cleanup, no flush, no
 exception handler runs) the n-th time it reaches `crash_point(<phase>)`. Phases: parse (a paper parsed),
 db_write (inside the DuckDB transaction of a batch, before COMMIT), index_commit (rows durable as 'pending',
-before the Tantivy commit), mark_ready (index committed, before the papers turn 'ready'), recover (repair
-re-indexed, before its commit), embed_batch (inside an embedding chunk's transaction), bench_item (a benchmark
-item stored). `EVTUI_FAULT_TRACE=<file>` appends each phase change there, so a kill at a random moment can be
-told where it landed. Unset (always, outside tests), `crash_point` is one dict lookup.
+before the Tantivy commit), paper_commit (the paper channel committed, the sentence index not yet), mark_ready
+(index committed, before the papers turn 'ready'), recover (repair re-indexed, before its commit),
+embed_batch (inside an embedding chunk's transaction), bench_item (a benchmark item stored).
+`EVTUI_FAULT_TRACE=<file>` appends each phase change there, so a kill at a random moment can be told where it
+landed. Unset (always, outside tests), `crash_point` is one dict lookup.
 `EVTUI_BATCH_SENTENCES` lowers the ingest batch size, so a small corpus makes many batches and commits.
 """
 
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evtui.library import Library
 
-PHASES = ("parse", "db_write", "index_commit", "mark_ready", "recover", "embed_batch", "bench_item")
+PHASES = ("parse", "db_write", "index_commit", "paper_commit", "mark_ready", "recover", "embed_batch", "bench_item")
 
 _spec = os.environ.get("EVTUI_CRASH_AT", "")
 _target, _, _nth = _spec.partition(":")
@@ -74,6 +75,10 @@ def audit(library: Library) -> dict[str, Any]:
         "duplicate_index_docs": library.index.num_docs() - len(ix_ids),
         "duplicate_positions": one("SELECT count(*) - count(DISTINCT (paper_id, position)) FROM sentences"),
     }
+    # The paper-level channel (evtui/papers.py) holds exactly one document per ready paper.
+    channel = library.index.paper_ids()
+    ready = {r[0] for r in con.execute("SELECT id FROM papers WHERE state = 'ready'").fetchall()}
+    out["paper_channel_mismatch"] = len(set(channel) ^ ready) + len(channel) - len(set(channel))
     has_embeddings = one("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'")
     out["duplicate_embeddings"] = one(
         "SELECT count(*) - count(DISTINCT (sentence_id, model)) FROM embeddings") if has_embeddings else 0

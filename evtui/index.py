@@ -15,7 +15,9 @@ from pathlib import Path
 
 import tantivy
 
+from evtui.faults import crash_point
 from evtui.models import Sentence
+from evtui.papers import PaperIndex, paper_index_path
 
 SCHEMA_VERSION = "1"
 # Letters/digits joined by hyphens or apostrophes form one token: IL-6, TNF-α, COVID-19, Crohn's.
@@ -92,6 +94,13 @@ class SentenceIndex:
             marker.write_text(SCHEMA_VERSION)
         self._writer: tantivy.IndexWriter | None = None
         self.writable = writable
+        # The paper-level channel (evtui/papers.py) lives beside it and is written and committed with it.
+        self.papers = PaperIndex(paper_index_path(path), writable=writable)
+        if writable and not self.papers.complete:
+            if self.num_docs():
+                self.rebuilt = True  # a library from before the paper channel: the library re-indexes it once
+            else:
+                self.papers.commit()  # nothing indexed yet, so the (empty) channel is complete
 
     # -- writing ---------------------------------------------------------------------------------
     @property
@@ -100,6 +109,7 @@ class SentenceIndex:
             raise RuntimeError("index opened read-only")
         if self._writer is None:
             self._writer = self.index.writer(heap_size=256_000_000, num_threads=2)
+            self.papers.claim_writer()
         return self._writer
 
     def add(self, sentences: Iterable[Sentence], titles: dict[str, str], years: dict[str, int | None]) -> int:
@@ -121,6 +131,7 @@ class SentenceIndex:
             if year is not None:
                 doc["year"] = year
             w.add_document(tantivy.Document(**doc))
+            self.papers.stage(s, titles, years)
             n += 1
         return n
 
@@ -128,20 +139,28 @@ class SentenceIndex:
         w = self.writer
         for pid in paper_ids:
             w.delete_documents_by_term("paper_id", pid)
+            self.papers.delete_papers([pid])
 
     def delete_all(self) -> None:
         self.writer.delete_all_documents()
+        self.papers.delete_all()
 
     def commit(self) -> None:
         if self._writer is not None:
+            # Papers first: if that fails the sentence writes are rolled back with it; a crash between the two
+            # commits leaves the papers 'pending', and the library's repair re-indexes them in both.
+            self.papers.commit()
+            crash_point("paper_commit")
             self._writer.commit()
             self.index.reload()
 
     def rollback(self) -> None:
         if self._writer is not None:
             self._writer.rollback()
+            self.papers.rollback()
 
     def close(self) -> None:
+        self.papers.close()
         if self._writer is not None:
             try:
                 self._writer.wait_merging_threads()
@@ -152,6 +171,8 @@ class SentenceIndex:
     # -- reading ---------------------------------------------------------------------------------
     def reload(self) -> None:
         self.index.reload()
+        if self.papers.ix is not None:
+            self.papers.ix.reload()
 
     def num_docs(self) -> int:
         return int(self.index.searcher().num_docs)
@@ -188,10 +209,13 @@ class SentenceIndex:
         year_from: int | None = None,
         year_to: int | None = None,
         include_headings: bool = False,
+        papers: Sequence[str] | None = None,
     ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         if paper:
             clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "paper_id", paper)))
+        if papers is not None:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, "paper_id", list(papers))))
         if section:
             clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "section_kind", section)))
         if year_from is not None or year_to is not None:
@@ -202,6 +226,14 @@ class SentenceIndex:
         if not include_headings:
             clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "heading", 1)))
         return clauses
+
+    def paper_ids(self) -> list[str]:
+        return self.papers.paper_ids()
+
+    def paper_search(self, words: Sequence[str], limit: int, *, year_from: int | None = None,
+                     year_to: int | None = None) -> list[tuple[str, float]]:
+        """(paper id, BM25 over title + abstract) of the top `limit` papers for a bag of words (evtui/papers.py)."""
+        return self.papers.search(words, limit, year_from=year_from, year_to=year_to)
 
     def search(self, query: tantivy.Query, limit: int) -> list[Hit]:
         searcher = self.index.searcher()

@@ -14,8 +14,9 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,12 +32,16 @@ from evtui.store import Store
 # what they wrote, and an ingest's resident memory must not grow with the library (evtui/store.py memory_capped).
 INGEST_DB_MEMORY = "256MB"
 BATCH_SENTENCES = batch_sentences(50_000)  # EVTUI_BATCH_SENTENCES: crash tests want many batches
+# How long a shared library's writer waits for other processes' readers (a CLI search) to close DuckDB.
+RW_WAIT = 10.0
 
 
 def content_hash(p: ParsedPaper) -> str:
     h = hashlib.sha1(usedforsecurity=False)
     meta = [p.id, p.title, p.authors, p.year, p.journal, p.doi, p.pmid, p.pmcid, p.licence]
     h.update(json.dumps(meta, ensure_ascii=False, default=str).encode())
+    if p.info:  # only when there is some: the hashes of papers stored before `info` existed stay the same
+        h.update(json.dumps(p.info, ensure_ascii=False, sort_keys=True, default=str).encode())
     for s in p.sentences:
         h.update(b"\x1e")
         h.update(f"{s.section_kind}\x1f{s.section_title}\x1f{int(s.is_heading)}\x1f{s.text}".encode())
@@ -61,6 +66,7 @@ class IngestReport:
     seconds: float = 0.0
     errors: list[IngestError] = field(default_factory=list)
     by_format: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # papers stored with a change (a split sentence, a cut title)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -73,11 +79,12 @@ class IngestReport:
             "sentences_per_second": round(self.sentences / self.seconds, 1) if self.seconds > 0 else None,
             "formats": self.by_format,
             "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
+            "notes": self.notes,
         }
 
 
 class Library:
-    def __init__(self, config: Config | None = None, *, read_only: bool = False) -> None:
+    def __init__(self, config: Config | None = None, *, read_only: bool = False, shared: bool = False) -> None:
         self.config = config or load_config()
         home = self.config.home
         try:
@@ -91,27 +98,106 @@ class Library:
             raise EvtuiError(f"no library at {home} to open read-only")
         self.store = Store(self.config.db_path, read_only=read_only, memory_limit=self.config.db_memory)
         self.index: SearchBackend
+        self.notes: list[str] = []  # what opening repaired or could not, for the user
         try:
-            self.index = open_backend(self.config, writable=not read_only)
-            if not read_only:
-                # Claim the writer now: Tantivy's lock is per process, so a second owner fails here, clearly.
-                _ = self.index.writer
-        except ValueError as exc:
+            self.index = self._open_index(read_only)
+        except BaseException:
             self.store.close()
-            raise LibraryLockedError(describe(home)) from exc
+            raise
         if not read_only:
-            claim(home)
+            claim(home, shared=shared)
         self._abbrev: dict[str, str] | None = None
         # Writes (ingest, remove, repair) take turns on the Tantivy writer; searches never wait for them:
         # they read the last committed index and DuckDB through their own connection.
         self._write_lock = threading.RLock()
         self._writer_store: Store | None = None
+        # shared (the app): DuckDB is held read-only between writes, so other processes can read it (DuckDB
+        # allows one read-write process or many read-only ones); every write runs inside rw(). The Tantivy
+        # writer stays claimed, so a second writer still gets the "in use by" message.
+        self.shared = shared and not read_only
+        self._mode_lock = threading.Lock()
+        self._rw_users = 0
+        # Held around each switch: the app passes its own locks so no thread is mid-query on a connection then.
+        self.switch_guard: Callable[[], AbstractContextManager[object]] = nullcontext
         if read_only:
             self.recovered: list[str] = []
             return
-        if self.index.rebuilt and self.store.stats()["sentences"]:
-            self.reindex_all()
-        self.recovered = self.recover()
+        try:
+            if self.index.rebuilt and self.store.stats()["sentences"]:
+                self.reindex_all()
+            self.recovered = self.recover()
+        except Exception as exc:  # noqa: BLE001 - a failed repair must not make the library unreadable
+            # Typically a full disk: what is indexed stays searchable, the unfinished papers stay 'pending' in
+            # DuckDB (not searchable yet), and the next open tries again.
+            from evtui.repair import short_reason, why_not_written
+
+            self.recovered = []
+            self.notes.append(f"could not finish indexing {len(self.store.unfinished())} paper(s): "
+                              f"{why_not_written(home, exc) or short_reason(exc)}; searches see the rest, and the "
+                              "next command tries again")
+            try:
+                self.index.rollback()
+            except Exception:  # noqa: BLE001 - a killed writer cannot roll back either; nothing was committed
+                pass
+        if self.shared:
+            self.store.reopen(True)
+
+    def _open_index(self, read_only: bool) -> SearchBackend:
+        """The search index, writer claimed unless read-only. A damaged index (Tantivy's open fails, and not on
+        its writer lock) is removed and rebuilt from DuckDB by a writable open; a read-only one says so."""
+        from evtui.repair import is_lock_error, is_unwritable, remove_index, short_reason
+
+        home = self.config.home
+        for attempt in (1, 2):
+            try:
+                index = open_backend(self.config, writable=not read_only)
+                if not read_only:
+                    # Claim the writer now: Tantivy's lock is per process, so a second owner fails here, clearly.
+                    _ = index.writer
+                return index
+            except ValueError as exc:
+                if is_lock_error(exc):
+                    raise LibraryLockedError(describe(home)) from exc
+                if is_unwritable(exc):
+                    # Tantivy writes a lock file even to read: a read-only data home cannot be searched in place.
+                    raise EvtuiError(f"the search index at {self.config.index_path} cannot be opened: its folder is "
+                                     "not writable (a read-only file system or permissions), and the index needs "
+                                     "to write a lock file even to search; copy the data home somewhere writable "
+                                     "and point EVTUI_HOME (or --home) at the copy") from exc
+                if read_only:
+                    raise EvtuiError(f"the search index at {self.config.index_path} is damaged "
+                                     f"({short_reason(exc)}); run `evtui stats --check` once the library is free: it "
+                                     "rebuilds the index from the database") from exc
+                if attempt == 2:
+                    raise EvtuiError(f"the search index at {self.config.index_path} is damaged and could not be "
+                                     f"rebuilt ({short_reason(exc)})") from exc
+                # DuckDB holds every sentence: the index is derived data, rebuilt below (rebuilt=True).
+                remove_index(self.config.index_path)
+                self.notes.append(f"the search index was damaged ({short_reason(exc, 100)}); rebuilt it from the "
+                                  "database")
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def rw(self, wait: float = RW_WAIT) -> Iterator[None]:
+        """DuckDB read-write for the block (a no-op unless shared). Nested and concurrent users share one
+        switch; the last one out hands the file back to readers. LibraryLockedError when another process's
+        reader keeps it past `wait` seconds. Never enter it holding a lock that switch_guard takes."""
+        if not self.shared:
+            yield
+            return
+        with self._mode_lock:
+            if self._rw_users == 0:
+                with self.switch_guard():
+                    self.store.reopen(False, wait=wait)
+            self._rw_users += 1
+        try:
+            yield
+        finally:
+            with self._mode_lock:
+                self._rw_users -= 1
+                if self._rw_users == 0:
+                    with self.switch_guard():
+                        self.store.reopen(True, wait=RW_WAIT)
 
     def close(self) -> None:
         with self._write_lock:
@@ -131,7 +217,7 @@ class Library:
     # -- consistency -----------------------------------------------------------------------------
     def recover(self) -> list[str]:
         """Finish whatever a crash interrupted. Returns the paper ids repaired."""
-        with self._write_lock:
+        with self._write_lock, self.rw():
             return self._recover()
 
     def _recover(self) -> list[str]:
@@ -154,7 +240,7 @@ class Library:
 
     def reindex_all(self) -> None:
         """Rebuild the whole index from DuckDB (after a schema change of the index)."""
-        with self._write_lock:
+        with self._write_lock, self.rw():
             self._reindex_all()
 
     def _reindex_all(self) -> None:
@@ -167,6 +253,9 @@ class Library:
         self.index.commit()
 
     def check_consistency(self) -> dict[str, object]:
+        from evtui.repair import verify_database
+
+        verify_database(self.store.con, self.config.home)  # every table read whole: damage is an EvtuiError
         db = self.store.all_sentence_ids()
         ix = self.index.sentence_ids()
         return {
@@ -191,7 +280,7 @@ class Library:
         fmt: str = "auto",
         on_progress: Callable[[IngestProgress], None] | None = None,
     ) -> IngestReport:
-        with self._write_lock, self._writes().memory_capped(INGEST_DB_MEMORY):
+        with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
             return self._ingest(paths, fmt, on_progress)
 
     def _ingest(
@@ -212,6 +301,7 @@ class Library:
         row = self._writes().con.execute("SELECT CAST(current_timestamp AS TIMESTAMP)").fetchone()  # as added_at
         run_start = row[0] if row else None
         progress = IngestProgress(files_total=len(files))
+        stop: list[str] = []  # set when the disk is full: the rest of the files are not read
         batch: list[tuple[ParsedPaper, str]] = []
         batch_sents = 0
         in_batch: set[str] = set()
@@ -237,7 +327,14 @@ class Library:
                                       extract_abbreviations)
             except Exception as exc:  # noqa: BLE001 - one failed batch must not end the ingest or lose its report
                 # Rolled back, or left 'pending' for recover(): what was stored before is untouched either way.
-                for paper, _h in batch:
+                from evtui.repair import why_not_written
+
+                full = why_not_written(self.config.home, exc)
+                if full:  # every later batch would fail the same way: one message, and stop reading files
+                    stop.append(full)
+                    report.errors.append(IngestError(str(self.config.home), f"{len(batch)} paper(s) not stored: "
+                                                     f"{full}; free some space and ingest again"))
+                for paper, _h in [] if full else batch:
                     report.errors.append(IngestError(paper.source_path or "?",
                                                      f"paper {paper.id}: not stored ({type(exc).__name__}: {exc})"))
                 try:
@@ -249,6 +346,9 @@ class Library:
                 batch, batch_sents, in_batch = [], 0, set()
 
         for path in files:
+            if stop:
+                report.errors.append(IngestError(str(path), f"not read: {stop[0]}"))
+                continue
             progress.current = str(path)
             if on_progress:
                 on_progress(progress)
@@ -265,12 +365,15 @@ class Library:
                         report.errors.append(IngestError(str(path), f"paper {item.id}: no text found"))
                         continue
                     in_batch.add(item.id)
+                    report.notes.extend(f"{path}: {note}" for note in item.notes)
                     batch.append((item, content_hash(item)))
                     batch_sents += len(item.sentences)
                     if batch_sents >= BATCH_SENTENCES:
                         flush()
                         if on_progress:
                             on_progress(progress)
+                        if stop:
+                            break
             except IngestError as exc:
                 report.errors.append(exc)
             except (OSError, UnicodeError, ValueError) as exc:
@@ -294,6 +397,7 @@ class Library:
         papers: list[Paper] = []
         sentences: list[Sentence] = []
         abbrevs: list[tuple[str, str, str]] = []
+        infos = [(p.id, json.dumps(p.info, ensure_ascii=False, default=str)) for p, _h in batch if p.info]
         for p, h in batch:
             sents = [
                 Sentence(sentence_id(p.id, i), p.id, i, s.section_title, s.section_kind, s.is_heading, s.text)
@@ -312,7 +416,7 @@ class Library:
         # DuckDB's transaction runs in a thread (it releases the GIL) while Tantivy takes the documents;
         # the index is committed only after the rows are durable as 'pending', which keeps recovery exact.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(self._writes().write_pending, papers, sentences, abbrevs)
+            pending = pool.submit(self._writes().write_pending, papers, sentences, abbrevs, infos)
             self.index.delete_papers(pid for pid in ids if pid in known)
             self.index.add(sentences, {p.id: p.title for p in papers}, {p.id: p.year for p in papers})
             try:
@@ -338,11 +442,11 @@ class Library:
         exception from `on_progress` stops the run keeping them. Returns how many were embedded."""
         from evtui.embed import ensure_embeddings
 
-        with self._write_lock:
+        with self._write_lock, self.rw():
             return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con)
 
     def remove(self, paper_ids: Sequence[str]) -> int:
-        with self._write_lock:
+        with self._write_lock, self.rw():
             return self._remove(paper_ids)
 
     def _remove(self, paper_ids: Sequence[str]) -> int:

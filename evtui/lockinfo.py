@@ -28,10 +28,11 @@ def _command() -> str:
     return " ".join([prog, *words])
 
 
-def claim(home: Path) -> None:
-    """Record this process as the library's owner (called once both locks are held)."""
+def claim(home: Path, *, shared: bool = False) -> None:
+    """Record this process as the library's owner (called once both locks are held). `shared`: it holds
+    DuckDB read-only between its writes (the app), so readers may open the library beside it."""
     note = {"pid": os.getpid(), "host": socket.gethostname(), "command": _command(),
-            "since": time.strftime("%Y-%m-%d %H:%M:%S")}
+            "since": time.strftime("%Y-%m-%d %H:%M:%S"), "shared": shared}
     tmp = home / f".{OWNER_FILE}.{os.getpid()}"
     try:
         tmp.write_text(json.dumps(note), encoding="utf-8")
@@ -79,3 +80,15 @@ def describe(home: Path, pid: int | None = None) -> str:
         who = "another process"
     return (f"the library at {home} is in use by {who}; wait for it to finish or close it "
             "(one process owns a writable library at a time)")
+
+
+def shares_reads(home: Path) -> bool:
+    """Whether the library's current owner (a live process) lets readers open it beside it."""
+    try:
+        note = json.loads((home / OWNER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(note, dict) or not isinstance(note.get("pid"), int):
+        return False
+    same_host = note.get("host") in (None, socket.gethostname())
+    return bool(note.get("shared")) and (not same_host or _alive(note["pid"]))

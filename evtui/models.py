@@ -46,6 +46,10 @@ class ParsedPaper:
     licence: str | None = None
     source_path: str = ""
     source_format: str = ""
+    notes: list[str] = field(default_factory=list)  # what the ingest changed, for its report (a split sentence)
+    # How the text was read, shown by `evtui papers`/`show` and the Library screen: pages, what was dropped
+    # (references, running headers), "full_text": False for a metadata-only entry (BibTeX/RIS/Zotero, no PDF).
+    info: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -2,11 +2,50 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from rich.markup import escape
 from rich.text import Text
 
 from evtui.models import Aspect, Span
+
+# C0 controls but tab and newline, DEL and C1: an ESC or an OSC in a paper's title or an LLM's rationale would
+# reach the terminal raw (retitle it, move the cursor, rewrite what is shown). Replaced one for one, so the
+# highlight offsets into the stored text stay exact; the stored text keeps them.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: object, *, oneline: bool = False) -> str:
+    """`text` safe to show on a terminal: control characters become spaces (newlines and tabs too when
+    `oneline`). Every string from a paper, a file name or an LLM goes through this before it is displayed."""
+    s = text if isinstance(text, str) else "" if text is None else str(text)
+    return (_CONTROL_OR_BREAK if oneline else _CONTROL).sub(" ", s)
+
+
+def safe(text: object, *, oneline: bool = False) -> str:
+    """`text` for a Rich markup string: printable, and its [brackets] escaped ("[/]" in a title, "[letter]")."""
+    return escape(printable(text, oneline=oneline))
+
+
+def plain(text: object, style: str = "", *, oneline: bool = False) -> Text:
+    """`text` as a Rich Text that is never read as markup (table cells: a str cell is parsed as markup)."""
+    return Text(printable(text, oneline=oneline), style=style)
+
+
+def safe_text(text: Text) -> Text:
+    """A Text with its control characters replaced in place (same length, so its styles stay where they were)."""
+    if _CONTROL.search(text.plain):
+        text.plain = _CONTROL.sub(" ", text.plain)
+    return text
+
+
+def cell(value: object) -> object:
+    """A table cell that is safe to show: a str becomes plain Text, a Text loses its control characters."""
+    if isinstance(value, str):
+        return plain(value)
+    return safe_text(value) if isinstance(value, Text) else value
 
 # Distinct on dark and light terminals; aspect i always gets colour i.
 ASPECT_COLORS: tuple[str, ...] = (
@@ -25,7 +64,7 @@ def aspect_styles(aspects: Sequence[Aspect]) -> dict[str, str]:
 def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_style: str = "") -> Text:
     """The sentence with each aspect's matches in its colour (later spans win where aspects overlap)."""
     styles = aspect_styles(aspects)
-    out = Text(text, style=base_style)
+    out = Text(printable(text), style=base_style)
     for s in spans:
         style = styles.get(s.aspect)
         if style and 0 <= s.start < s.end <= len(text):
@@ -38,7 +77,7 @@ def aspect_chips(aspects: Sequence[Aspect]) -> Text:
     for i, a in enumerate(aspects):
         if i:
             out.append("  ")
-        out.append(f" {a.id}: {a.label} ", style=f"bold black on {aspect_color(i)}")
+        out.append(f" {a.id}: {printable(a.label, oneline=True)} ", style=f"bold black on {aspect_color(i)}")
     return out
 
 

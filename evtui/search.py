@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from evtui.dense import DenseRetriever
     from evtui.rank.pipeline import BestRanker
 
-METHODS: tuple[str, ...] = ("best", "bm25-coverage", "bm25", "dense", "hybrid", "random")
+METHODS: tuple[str, ...] = ("best", "evidential", "bm25-coverage", "bm25", "dense", "hybrid", "random")
 # best = learned reranker over BM25, dense, aspect-coverage, structure and results features, then
 # coverage-aware selection (evtui/rank); the others are its baselines and ingredients.
 DEFAULT_METHOD = "best"
@@ -173,16 +173,28 @@ class Searcher:
             raise QueryError(f"unknown section kind {section!r}; choose one of: {', '.join(SECTION_KINDS)}")
         if k < 1:
             raise QueryError("k must be at least 1")
+        for name, year in (("year_from", year_from), ("year_to", year_to)):
+            if year is not None and not -9999 <= year <= 9999:  # the index holds years as 64-bit numbers
+                raise QueryError(f"{name.replace('_', '-')} {year} is not a year")
         parsed = query if isinstance(query, ParsedQuery) else self.parse(query, mode)
         index = self.library.index
         # `best` scores with the query its ranker was trained on; the BM25 methods with the faster one.
-        text_query, notes = build_query(index, parsed, fast=method != "best")
+        text_query, notes = build_query(index, parsed, fast=method not in ("best", "evidential"))
         filters = index.filter_query(paper=paper, section=section, year_from=year_from, year_to=year_to)
         full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *filters])
         matcher = compile_matcher(parsed.aspects)
         if method == "best":
             return self._best_search(parsed, full, matcher, notes, k=k, paper=paper, section=section,
                                      year_from=year_from, year_to=year_to, results=results)
+        if method == "evidential":
+            from evtui.verify.evidential import POOL, rerank
+            from evtui.verify.model import default_verifier
+
+            res = self._best_search(parsed, full, matcher, notes, k=max(k, POOL), paper=paper, section=section,
+                                    year_from=year_from, year_to=year_to, results=results)
+            res.evidence = rerank(default_verifier(), parsed, res.evidence, k, self.library.store)
+            res.method = "evidential"
+            return res
         if method == "random":
             return self._random(parsed, full, matcher, notes, k=k, paper=paper, section=section, seed=seed)
         if method in ("dense", "hybrid"):

@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,6 +57,9 @@ SCHEMA = [
         text VARCHAR
     )""",
     """CREATE TABLE IF NOT EXISTS abbreviations (paper_id VARCHAR, short VARCHAR, long VARCHAR)""",
+    # How a paper was read (JSON: pages, what was dropped, "full_text": false, Zotero key/collections), in its
+    # own table so libraries made before it open unchanged; only papers with something to say have a row.
+    """CREATE TABLE IF NOT EXISTS paper_info (paper_id VARCHAR, info VARCHAR)""",
 ]
 
 _SENT_SCHEMA = pa.schema([
@@ -107,19 +113,64 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         if memory_limit is not None and not _MEMORY.fullmatch(memory_limit.strip()):
             raise EvtuiError(f"config: db_memory must look like 512MB or 2GB, got {memory_limit!r}")
-        try:
-            self.con = duckdb.connect(str(path), read_only=read_only and path.exists())
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
-                raise LibraryLockedError(_lock_message(exc, path)) from exc
-            raise
-        if memory_limit is not None:
-            self.con.execute(f"SET memory_limit = '{memory_limit.strip()}'")  # validated above: digits + unit
+        self.read_only = read_only and path.exists()
+        self._cursors: weakref.WeakSet[Store] = weakref.WeakSet()  # cursor() stores, re-derived by reopen()
+        self._switch_lock = threading.RLock()  # a cursor is never derived from a connection being reopened
+        self.closed = False
+        self.con = self._connect(self.read_only)
         if not read_only:
             for stmt in SCHEMA:
                 self.con.execute(stmt)
 
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        try:
+            con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise LibraryLockedError(_lock_message(exc, self.path)) from exc
+            raise
+        if self.memory_limit is not None:
+            con.execute(f"SET memory_limit = '{self.memory_limit}'")  # validated in __init__: digits + unit
+        return con
+
+    def reopen(self, read_only: bool, *, wait: float = 0.0) -> None:
+        """Close the database and open it again read-only (a shared lock other processes may share) or
+        read-write (exclusive), re-deriving every cursor() store. DuckDB holds one file read-write in one process
+        or read-only in many, never both; a process that writes now and then switches around its writes.
+        Read-write waits up to `wait` seconds for readers to let go; if they do not, the database is read-only
+        again and LibraryLockedError says who holds it."""
+        with self._switch_lock:
+            self._reopen(read_only, wait)
+
+    def _reopen(self, read_only: bool, wait: float) -> None:
+        if read_only == self.read_only:
+            return
+        for cur in list(self._cursors):
+            cur.con.close()
+        self._cursors = weakref.WeakSet(c for c in self._cursors if not c.closed)
+        if read_only:
+            self.con.execute("CHECKPOINT")  # the writes go into the file itself, not a WAL readers replay
+        self.con.close()
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self.con = self._connect(read_only)
+                self.read_only = read_only
+                break
+            except LibraryLockedError:  # a reader of another process (or, briefly, a writer failing to start)
+                if time.monotonic() >= deadline:
+                    if not read_only:
+                        self.con = self._connect(True)
+                        for cur in list(self._cursors):
+                            cur.con = self.con.cursor()
+                    raise
+                time.sleep(0.05)
+        for cur in list(self._cursors):
+            cur.con = self.con.cursor()
+            cur.read_only = read_only
+
     def close(self) -> None:
+        self.closed = True  # a closed cursor() store is not re-derived by reopen()
         self.con.close()
 
     @contextmanager
@@ -145,11 +196,17 @@ class Store:
     def cursor(self) -> Store:
         """Another connection to the same open database, for another thread: a DuckDB connection must not be
         used by two threads at once, and connections of one database see each other's commits (MVCC)."""
-        other = Store.__new__(Store)
-        other.path = self.path
-        other.con = self.con.cursor()
-        other.memory_limit = self.memory_limit
-        return other
+        with self._switch_lock:
+            other = Store.__new__(Store)
+            other.path = self.path
+            other.con = self.con.cursor()
+            other.memory_limit = self.memory_limit
+            other.read_only = self.read_only
+            other._cursors = weakref.WeakSet()
+            other._switch_lock = self._switch_lock
+            other.closed = False
+            self._cursors.add(other)
+            return other
 
     # -- papers ----------------------------------------------------------------------------------
     def paper_hashes(self) -> dict[str, str]:
@@ -164,7 +221,8 @@ class Store:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def write_pending(self, papers: Sequence[Paper], sentences: Sequence[Sentence],
-                      abbreviations: Sequence[tuple[str, str, str]]) -> None:
+                      abbreviations: Sequence[tuple[str, str, str]],
+                      infos: Sequence[tuple[str, str]] = ()) -> None:
         """Replace these papers' rows in one transaction and mark them pending (index not yet committed)."""
         ids = [p.id for p in papers]
         con = self.con
@@ -195,6 +253,11 @@ class Store:
                 con.register("_new_abbrev", pa.table({"paper_id": cols[0], "short": cols[1], "long": cols[2]}))
                 con.execute("INSERT INTO abbreviations SELECT paper_id, short, long FROM _new_abbrev")
                 con.unregister("_new_abbrev")
+            if infos:
+                cols = list(zip(*infos, strict=True))
+                con.register("_new_info", pa.table({"paper_id": cols[0], "info": cols[1]}))
+                con.execute("INSERT INTO paper_info SELECT paper_id, info FROM _new_info")
+                con.unregister("_new_info")
             crash_point("db_write")
             con.execute("COMMIT")
         except BaseException:
@@ -209,6 +272,7 @@ class Store:
         try:
             self.con.execute("DELETE FROM sentences WHERE paper_id IN (SELECT id FROM _ids)")
             self.con.execute("DELETE FROM abbreviations WHERE paper_id IN (SELECT id FROM _ids)")
+            self.con.execute("DELETE FROM paper_info WHERE paper_id IN (SELECT id FROM _ids)")
             self.con.execute("DELETE FROM papers WHERE id IN (SELECT id FROM _ids)")
         finally:
             self.con.unregister("_ids")
@@ -258,6 +322,25 @@ class Store:
         rows = self.con.execute(
             "SELECT id, title, year FROM papers WHERE id IN (SELECT unnest(?))", [list(ids)]).fetchall()
         return {r[0]: r[1] or "" for r in rows}, {r[0]: r[2] for r in rows}
+
+    def paper_infos(self, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """paper id -> how it was read (see SCHEMA's paper_info); {} for a library older than that table."""
+        sql = "SELECT paper_id, info FROM paper_info"
+        params: list[object] = []
+        if ids is not None:
+            sql += " WHERE paper_id IN (SELECT unnest(?))"
+            params.append(list(ids))
+        try:
+            rows = self.con.execute(sql, params).fetchall()
+        except duckdb.CatalogException:  # opened read-only before any writer added the table
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        for pid, info in rows:
+            try:
+                out[pid] = json.loads(info)
+            except (TypeError, ValueError):
+                continue
+        return out
 
     # -- sentences -------------------------------------------------------------------------------
     def sentences(self, paper_id: str) -> list[Sentence]:

@@ -59,6 +59,27 @@ expect "sentence(s) selected" "the selection"
 keys e
 expect "Selection · 1 sentence(s)" "the export screen"
 expect "Evidence" "the Markdown preview"
+
+# The CLI beside the open app: reading commands work (DuckDB read-only beside it), a second writer is refused.
+out="$("$EVTUI" search "(phenobarbital, induce, dyskinesia)" --method bm25-coverage --json 2>"$work/cli.err")" \
+  || fail "a CLI search while the app is open exited non-zero: $(cat "$work/cli.err")"
+grep -qF "Phenobarbital-induced dyskinesia" <<<"$out" || fail "the CLI search beside the app found nothing"
+"$EVTUI" stats >/dev/null 2>"$work/cli.err" || fail "evtui stats beside the app: $(cat "$work/cli.err")"
+if "$EVTUI" ingest tests/fixtures/core >/dev/null 2>"$work/cli.err"; then
+  fail "a second writer was let in while the app is open"
+fi
+grep -qF "in use by process" "$work/cli.err" || fail "the second writer's message: $(cat "$work/cli.err")"
+
+# 80×24: back on the search screen, the side pane folds away and the results keep a wide sentence column.
+tmux resize-window -t "$session" -x 80 -y 24
+keys Escape
+expect "sentence · paper · section" "the results at 80×24"
+expect "support ·" "the verdict bar" 60
+pane | grep -qF "covered" && fail "the detail pane is shown at 80×24 without d"
+keys d
+expect "covered" "the detail pane after d"
+keys Escape
+expect "sentence · paper · section" "the results again after Esc"
 keys q
-expect "evtui exited with 0" "a clean exit"
-echo "tui-smoke: ok (search, highlights, select, export screen, quit)"
+expect "evtui exited with 0" "a clean exit" 60
+echo "tui-smoke: ok (search, highlights, select, export screen, CLI beside the app, 80x24 layout, quit)"

@@ -206,6 +206,8 @@ def test_mutated_corpus_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert summary["files"] >= 150 and summary["crashes"] == summary["hangs"] == 0
     assert {"xxe", "billion-laughs", "deep-xml", "binary", "zero-byte", "reencode", "odd-name"} <= set(
         summary["files_by_kind"])
+    # issue 16: Rich markup, terminal escapes, newline bombs and oversize sentences (checked in check_file)
+    assert {"markup", "control-chars", "newline-bomb", "oversize-sentence"} <= set(summary["files_by_kind"])
     assert summary["network_requests"] == 0
     lib = summary["library"]
     assert lib["baseline_intact"] and lib["consistent"] and lib["marker_rows"] == 0

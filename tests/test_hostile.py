@@ -129,6 +129,10 @@ _AUDITED = {
     ("evtui/embed.py", "DIM"): "a module constant: the embedding width",
     ("evtui/embed.py", "cond"): "a literal fragment with a ? parameter",
     ("evtui/dense.py", "where"): "literal filter fragments with ? parameters (DenseRetriever.search)",
+    ("evtui/store.py", "self.memory_limit"): "checked against _MEMORY (digits + unit) in Store.__init__",
+    ("evtui/ingest/zotero.py", "', '.join('?' * len(_SKIP_TYPES))"): "placeholders only",
+    ("evtui/ingest/zotero.py", "', '.join('?' * len(ids))"): "placeholders only",
+    ("evtui/ingest/zotero.py", "table"): "one of two literal table names (fieldsCombined / fields)",
 }
 
 

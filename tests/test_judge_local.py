@@ -1,12 +1,11 @@
-"""The offline judge: rubric levels from the calibrated model, stance cues, always labelled as local."""
+"""The offline judge: rubric levels from the calibrated model, stance from the verifier, always labelled as local."""
 
 from __future__ import annotations
 
 import pytest
 
 from evtui.judge.base import LEVELS
-from evtui.judge.local import LocalJudge, stance
-from evtui.query import parse_query
+from evtui.judge.local import LocalJudge
 from evtui.search import Searcher
 
 
@@ -36,10 +35,14 @@ def test_local_judge_scores_on_the_rubric(library) -> None:
         assert by_id[e.sentence.id].level < by_id[on_topic.sentence.id].level
 
 
-def test_stance_needs_relevance_and_an_explicit_cue() -> None:
-    q = parse_query("(aspirin, reduce, colorectal cancer)")
-    assert stance(q, "Aspirin reduced colorectal cancer incidence.", 4)[0] == "supports"
-    assert stance(q, "Aspirin did not reduce colorectal cancer incidence.", 4)[0] == "refutes"
-    assert stance(q, "Aspirin increased colorectal cancer incidence.", 4)[0] == "refutes"
-    assert stance(q, "Aspirin was given to colorectal cancer patients.", 4)[0] == "neutral"
-    assert stance(q, "Aspirin reduced colorectal cancer incidence.", 2)[0] == "neutral"  # not relevant enough
+def test_stance_comes_from_the_verifier_and_needs_some_relevance(library) -> None:
+    s = Searcher(library)
+    parsed = s.parse("(aspirin, reduce, colorectal cancer)")
+    res = s.search(parsed, k=8, method="bm25")
+    out = LocalJudge(library).judge(parsed, res.evidence)
+    assert len(out) == len(res.evidence)
+    for j in out:
+        if j.level == 0:
+            assert j.stance == "neutral"  # no relevance at all: no side, whatever the verifier reads
+        if j.stance != "neutral":
+            assert j.stance[:6] in j.rationale and "P " in j.rationale  # "supports"/"supporting", "refutes"/...

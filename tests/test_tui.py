@@ -97,7 +97,7 @@ def test_triplet_search_shows_three_highlighted_aspects(papers_dir: Path) -> Non
             assert table.row_count >= 1
             top = app.result.evidence[0]
             assert {h.aspect for h in top.highlights} == {"head", "relation", "tail"}
-            cell = table.get_cell_at((0, 4))
+            cell = table.get_cell_at((0, 3))
             styled = {str(span.style) for span in cell.spans if "underline" in str(span.style)}
             assert len(styled) == 3  # one colour per aspect in the rendered sentence
             detail = screen.query_one(TextPane).text.plain
@@ -628,7 +628,7 @@ def test_judge_fills_the_judge_column_as_scores_arrive(papers_dir: Path) -> None
             await until(pilot, lambda: not screen.judge_pending and screen.judgments, "the verdicts", timeout=60)
             table = screen.query_one("#results", DataTable)
             assert len(screen.judgments) == table.row_count
-            cell = str(table.get_cell_at((0, 2)))
+            cell = str(table.get_cell_at((0, 1)))
             assert any(g in cell for g in "▲▼●") and any(ch.isdigit() for ch in cell)
             detail = screen.query_one(TextPane).text.plain
             assert "confidence" in detail and "/100" in detail
@@ -681,7 +681,7 @@ def test_llm_judge_shows_the_estimate_then_fills_scores(papers_dir: Path, monkey
                 await until(pilot, lambda: len(screen.judgments) == table.row_count and not screen.judge_pending,
                             "the verdicts", timeout=60)
                 assert len(server.chat_requests()) == table.row_count
-                assert str(table.get_cell_at((0, 2))) == "▲  80"  # level 4, supports
+                assert str(table.get_cell_at((0, 1))) == "▲  80"  # level 4, supports
                 detail = screen.query_one(TextPane).text.plain
                 assert "80/100" in detail and "confidence 7/10" in detail and "reports the effect" in detail
                 assert "judged" in str(screen.query_one("#status", Static).render())

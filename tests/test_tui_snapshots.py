@@ -76,6 +76,26 @@ def _quiet(app: EvtuiApp) -> None:
 def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(export_screen, "now", lambda: datetime(2025, 1, 2, 3, 4, tzinfo=timezone.utc))
     monkeypatch.setattr(bench_screen, "default_dataset", lambda: None)
+    # The automatic local judge fills the judge column on every search: a fixed judge keeps the snapshots
+    # independent of the local model (which is retrained now and then).
+    from types import SimpleNamespace
+
+    from evtui.judge.base import Judgment
+    from evtui.tui.app import EvtuiApp
+
+    def judge_evidence(_library: Any, _parsed: Any, evidence: Any, **_kw: Any) -> list[Judgment]:
+        out = []
+        for e in evidence:
+            text = e.sentence.text.lower()
+            stance = "refutes" if "no effect" in text else "supports" if "reduc" in text or "lower" in text \
+                else "neutral"
+            level = 4 if stance == "supports" else 2
+            out.append(Judgment(sentence_id=e.sentence.id, score=20 * level, level=level, confidence=7, stance=stance,
+                                aspects=[], rationale="fixed", judge="local", model="fixed", prompt_version="t"))
+        return out
+
+    fake = SimpleNamespace(judge_evidence=judge_evidence, make_judge=lambda *_a, **_kw: "fixed")
+    monkeypatch.setattr(EvtuiApp, "judge_service", lambda self: fake)
 
 
 def test_search_screen(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
@@ -126,3 +146,41 @@ def test_export_preview(snap_compare: Any, papers_dir: Path, fixed_clock: None) 
         await pilot.pause()
 
     assert snap_compare(_app(papers_dir), terminal_size=SIZE, run_before=before)
+
+
+def test_search_80x24(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    """The smallest supported terminal: no side pane, filters folded away, the sentence column wide."""
+    async def before(pilot: Any) -> None:
+        await _searched(pilot)
+        await _until(pilot, lambda: not pilot.app.screen.judge_pending)  # the automatic verdicts are in
+        await pilot.pause(0.2)
+        _quiet(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=(80, 24), run_before=before)
+
+
+def test_search_80x24_detail(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    """`d` on a narrow terminal: the detail pane over the results (Esc returns)."""
+    async def before(pilot: Any) -> None:
+        await _searched(pilot)
+        await _until(pilot, lambda: not pilot.app.screen.judge_pending)
+        await pilot.press("d")
+        await pilot.pause(0.3)
+        _quiet(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=(80, 24), run_before=before)
+
+
+def test_search_120x40_grouped(snap_compare: Any, papers_dir: Path, fixed_clock: None) -> None:
+    """120×40 with the side pane, the verdict bar and the rows grouped by paper (`g`)."""
+    async def before(pilot: Any) -> None:
+        await _searched(pilot)
+        await _until(pilot, lambda: not pilot.app.screen.judge_pending)
+        await pilot.press("g")
+        await pilot.pause(0.3)
+        _quiet(pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(_app(papers_dir), terminal_size=(120, 40), run_before=before)

@@ -33,7 +33,7 @@ ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 # first, so a whole-corpus search covers every sentence. Embeddings are cached in the bench library's DuckDB.
 # `best` uses embeddings only where they exist (library-wide, only on a fully embedded library), and its
 # library-wide training groups had none, so it is measured as a user without `evtui embed` runs it.
-LEXICAL_METHODS = frozenset({"random", "bm25", "bm25-coverage", "best"})
+LEXICAL_METHODS = frozenset({"random", "bm25", "bm25-coverage", "best", "evidential"})
 # Sentences asked for per doc-retrieval query at first: ~10 sentences per abstract, so ~100 distinct docs.
 DOC_SENTENCES_K = 1000
 MAX_DOC_SENTENCES_K = 16000

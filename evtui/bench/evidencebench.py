@@ -38,6 +38,10 @@ class Task:
 
 
 def load_items(path: Path) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        raise EvtuiError(f"no such file: {path}")
+    if path.is_dir():
+        raise EvtuiError(f"{path} is a folder: give the EvidenceBench JSON file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -86,7 +90,8 @@ def bench_library(data: Path, home: Path) -> Library:
 
 def make_ranker(library: Library, method: str, seed: int,
                 judge_opts: dict[str, Any] | None = None) -> Callable[[Task], list[int]]:
-    if method in ("llm-rerank", "llm-sbs", "evidential"):  # judge strategies (evtui.judge.strategies)
+    # Judge strategies (evtui.judge.strategies); `evidential` without an LLM model is the offline search method.
+    if method in ("llm-rerank", "llm-sbs") or (method == "evidential" and (judge_opts or {}).get("model")):
         from evtui.judge.strategies import make_judge_ranker
 
         return make_judge_ranker(library, method, **(judge_opts or {}))
@@ -100,7 +105,7 @@ def make_ranker(library: Library, method: str, seed: int,
     from evtui.search import Searcher
 
     searcher = Searcher(library)
-    if method == "best":
+    if method in ("best", "evidential"):
         from evtui.rank.pipeline import BestRanker
 
         # `--task all` runs the four tasks one after another on the same items: share the candidate pools
@@ -146,6 +151,7 @@ def run_evidencebench(
     on_item: Callable[[ItemResult], None] | None = None,
     engine: str = "local",
     engine_opts: Mapping[str, Any] | None = None,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """Score every item of `data` on `task`. Items in `done` (a killed run's, see `evtui.bench.runs`) are taken
     as they are; `on_item` gets each newly finished one, so a caller can store it before the next starts.
@@ -155,6 +161,8 @@ def run_evidencebench(
     if engine not in ("local", "ray"):
         raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
     items = load_items(data)
+    if limit is not None:  # the first N items (quick runs), as `bench scifact --limit`
+        items = dict(list(items.items())[:limit])
     t0 = time.perf_counter()
     reused_seconds = 0.0
     library = bench_library(data, home or load_config().home)

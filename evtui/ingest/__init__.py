@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import re
@@ -13,15 +12,25 @@ from pathlib import Path
 from evtui.errors import IngestError
 from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
-from evtui.models import ParsedPaper
+from evtui.models import ParsedPaper, ParsedSentence
 
 __all__ = ["FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "detect_format", "discover", "iter_papers", "section_kind",
            "split_sentences"]
 
-FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text")
+FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text", "pdf",
+                            "bibtex", "ris", "csl-json", "zotero")
+# Binary formats: never through the text checks (the loader checks them itself).
+_BINARY_FORMATS = frozenset({"pdf", "zotero"})
 MAX_FILE_BYTES = 512 * 1024 * 1024
 _DOC_PREFIXES = ("readme", "license", "licence", "source", "changelog")
 _SNIFF = 64 * 1024
+# A sentence longer than this is cut into pieces at ingest (with a note), a title cut short: real sentences are
+# well under 5,000 characters, and no search should pay for a megabyte "sentence".
+MAX_SENTENCE_CHARS = 20_000
+MAX_TITLE_CHARS = 2_000
+# A paper has a few thousand sentences, a book some tens of thousands; a 100 MB text of a million "sentences" is
+# no paper, and storing, indexing and searching it whole cost gigabytes.
+MAX_PAPER_SENTENCES = 100_000
 # Longer ids are refused: Tantivy silently drops a raw term over 64 KiB, and a paper whose id is not indexed
 # could never be deleted from the index again.
 MAX_ID_CHARS = 1000
@@ -57,10 +66,12 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]
     return files, errors
 
 
-def _open_bytes(path: Path) -> io.BufferedIOBase:
-    if path.name.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
+def _open_bytes(path: Path) -> io.BufferedReader:
+    """The file's bytes, gunzipped for a .gz, capped at MAX_DECOMPRESSED_BYTES in total (every loader reads
+    through this: see evtui/ingest/reader.py)."""
+    from evtui.ingest.reader import open_capped
+
+    return open_capped(path)
 
 
 def _head(path: Path) -> bytes:
@@ -102,10 +113,35 @@ def _precheck(path: Path) -> bytes:
     return head
 
 
+def _binary_format(path: Path) -> str | None:
+    """'pdf' for a PDF (a %PDF header near the start, as readers accept it), 'zotero' for a zotero.sqlite."""
+    name = path.name.lower()
+    if name == "zotero.sqlite":
+        return "zotero"
+    try:
+        with _open_bytes(path) as fh:
+            start = fh.read(1024)
+    except _READ_ERRORS:
+        return None
+    if b"%PDF-" in start:
+        return "pdf"
+    if name.removesuffix(".gz").endswith(".pdf") and start:
+        raise IngestError(str(path), "not a PDF (no %PDF header): damaged, or another kind of file")
+    return None
+
+
 def detect_format(path: Path) -> str:
+    binary = _binary_format(path)
+    if binary is not None:
+        return binary
     head = _precheck(path)
     name = path.name.lower().removesuffix(".gz")
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    from evtui.ingest.refs import sniff_refs
+
+    refs = sniff_refs(name, text)
+    if refs is not None:
+        return refs
     if text.startswith("<") or name.endswith((".xml", ".nxml")):
         low = text[:_SNIFF].lower()
         if "<collection" in low:
@@ -147,7 +183,7 @@ def iter_papers(path: Path, fmt: str = "auto") -> Iterator[ParsedPaper | IngestE
     elif fmt not in FORMATS:
         yield IngestError(str(path), f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")
         return
-    else:
+    elif fmt not in _BINARY_FORMATS:
         try:
             _precheck(path)
         except IngestError as exc:
@@ -211,7 +247,46 @@ def _checked(p: ParsedPaper, path: Path) -> ParsedPaper | IngestError:
                 s.text = _clean(s.text)
             if not (type(s.section_title) is str and s.section_title.isascii()):
                 s.section_title = _clean(s.section_title)
+    if len(p.title) > MAX_TITLE_CHARS:
+        p.title = p.title[:MAX_TITLE_CHARS]
+        p.notes.append(f"paper {p.id}: title cut to its first {MAX_TITLE_CHARS:,} characters")
+    if any(len(s.text) > MAX_SENTENCE_CHARS for s in p.sentences):
+        _split_long_sentences(p)
+    if len(p.sentences) > MAX_PAPER_SENTENCES:
+        p.notes.append(f"paper {p.id}: only its first {MAX_PAPER_SENTENCES:,} of {len(p.sentences):,} sentences "
+                       "kept")
+        del p.sentences[MAX_PAPER_SENTENCES:]
     return p
+
+
+def _split_long_sentences(p: ParsedPaper) -> None:
+    """Cut every sentence over MAX_SENTENCE_CHARS into pieces at spaces: a 9 MB "sentence" (a table or a
+    whole file without punctuation) is no evidence sentence, and every search that ranks it pays for its size."""
+    out: list[ParsedSentence] = []
+    n = 0
+    for s in p.sentences:
+        if len(s.text) <= MAX_SENTENCE_CHARS:
+            out.append(s)
+            continue
+        n += 1
+        out.extend(ParsedSentence(piece, s.section_title, s.section_kind, s.is_heading)
+                   for piece in _pieces(s.text, MAX_SENTENCE_CHARS))
+    p.sentences = out
+    p.notes.append(f"paper {p.id}: {n:,} sentence(s) over {MAX_SENTENCE_CHARS:,} characters split into pieces")
+
+
+def _pieces(text: str, limit: int) -> Iterator[str]:
+    """`text` in pieces of at most `limit` characters, cut at the last space where there is one (linear)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = start + limit
+        if stop < end:
+            space = text.rfind(" ", start + limit // 2, stop + 1)
+            stop = space if space > start else stop
+        piece = text[start:stop].strip()
+        if piece:
+            yield piece
+        start = stop
 
 
 _JSON_FORMATS = frozenset({"cord", "corpus-jsonl", "evidencebench"})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
@@ -14,7 +13,7 @@ from typing import Any
 from lxml import etree
 
 from evtui.errors import IngestError
-from evtui.ingest import MAX_FILE_BYTES
+from evtui.ingest import MAX_FILE_BYTES, _open_bytes
 from evtui.ingest.sections import flat_section_kind, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -23,22 +22,31 @@ Result = Iterator["ParsedPaper | IngestError"]
 MAX_LINE_BYTES = 10 * 1024 * 1024
 
 
-def _open(path: Path) -> io.BufferedIOBase:
-    if path.name.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
+def _open(path: Path) -> io.BufferedReader:
+    return _open_bytes(path)  # gunzipped and capped in total, for every format
 
 
 def _read_bytes(path: Path) -> bytes:
+    # Bounded (a small .gz can inflate to gigabytes), and read a MiB at a time: read(MAX_FILE_BYTES + 1) on a
+    # buffered reader allocates the whole cap up front, 512 MiB for every file.
+    chunks: list[bytes] = []
+    total = 0
     with _open(path) as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)  # bounded: a small .gz can inflate to gigabytes
-    if len(data) > MAX_FILE_BYTES:
-        raise IngestError(str(path), f"more than {MAX_FILE_BYTES // 2**20} MiB of text once decompressed")
-    return data
+        while chunk := fh.read(1 << 20):
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                raise IngestError(str(path), f"more than {MAX_FILE_BYTES // 2**20} MiB of text once decompressed")
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
-def _bounded_lines(fh: io.BufferedIOBase, path: Path) -> Iterator[tuple[int, bytes | IngestError]]:
-    """(line number, line) pairs; a line over MAX_LINE_BYTES is skipped as an error without holding it whole."""
+_BLANK_RUN = re.compile(rb"[ \t\r\n]*")
+
+
+def _bounded_lines(fh: io.BufferedReader, path: Path) -> Iterator[tuple[int, bytes | IngestError]]:
+    """(line number, line) pairs; a line over MAX_LINE_BYTES is skipped as an error without holding it whole.
+    A run of blank lines comes out as one blank line (the numbering still counts them all), skipped a buffer at
+    a time: a gigabyte of newlines was a readline call each, half an hour of a held writer lock."""
     lineno = 0
     while True:
         raw = fh.readline(MAX_LINE_BYTES + 1)
@@ -50,7 +58,20 @@ def _bounded_lines(fh: io.BufferedIOBase, path: Path) -> Iterator[tuple[int, byt
                 pass
             yield lineno, IngestError(str(path), f"line {lineno}: longer than {MAX_LINE_BYTES // 2**20} MiB")
             continue
+        if raw.endswith(b"\n") and not raw.strip():
+            while ahead := fh.peek(_BLANK_PEEK)[:_BLANK_PEEK]:
+                end = _BLANK_RUN.match(ahead).end()  # type: ignore[union-attr]
+                last = ahead.rfind(b"\n", 0, end)
+                if last < 0:
+                    break
+                lineno += ahead.count(b"\n", 0, last + 1)
+                fh.read(last + 1)
+                if end < len(ahead):
+                    break
         yield lineno, raw
+
+
+_BLANK_PEEK = 1 << 16
 
 
 def _decode(path: Path, data: bytes, *, lenient: bool = False) -> str:
@@ -276,10 +297,12 @@ def load_pubtator(path: Path) -> Result:
             if isinstance(raw, IngestError):
                 yield raw
                 continue
+            bad = False
             try:
                 line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                raise IngestError(str(path), f"not valid UTF-8 near line {lineno}") from exc
+            except UnicodeDecodeError:
+                # this document is lost, not the ones after it
+                line, bad = raw.decode("utf-8", errors="replace").rstrip("\r\n"), True
             if not line.strip():
                 if block:
                     yield _pubtator_doc(path, block)
@@ -292,11 +315,18 @@ def load_pubtator(path: Path) -> Result:
                     block = {}
                 block["id"] = m.group(1)
                 block[m.group(2)] = m.group(3)
+            if bad:
+                block.setdefault("bad", str(lineno))
         if block:
             yield _pubtator_doc(path, block)
 
 
-def _pubtator_doc(path: Path, block: dict[str, str]) -> ParsedPaper:
+def _pubtator_doc(path: Path, block: dict[str, str]) -> ParsedPaper | IngestError:
+    if "bad" in block:
+        return IngestError(str(path), f"line {block['bad']}: not valid UTF-8; document "
+                                      f"{block.get('id', '?').strip()[:60]} skipped")
+    if "id" not in block:
+        return IngestError(str(path), "annotation lines without a title or abstract line")
     did = block["id"].strip()
     title = _ws(block.get("t", ""))
     sents = _title_sentence(title) + [ParsedSentence(s, "Abstract", "abstract")
@@ -317,6 +347,9 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict | IngestError]]:
                 obj = json.loads(raw.decode("utf-8-sig"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 yield lineno, IngestError(str(path), f"line {lineno}: invalid JSON ({exc})")
+                continue
+            except RecursionError:  # one hostile line must not end the file: the lines after it still load
+                yield lineno, IngestError(str(path), f"line {lineno}: JSON nested too deeply")
                 continue
             if not isinstance(obj, dict):
                 yield lineno, IngestError(str(path), f"line {lineno}: expected a JSON object")
@@ -452,9 +485,15 @@ _KNOWN = re.compile(r"^(abstract|introduction|background|methods?|materials and 
                     r"conclusions?|summary|findings)$", re.I)
 
 
+# Whitespace holding two or more newlines: one paragraph break. Character classes only: a repeated group such as
+# (?:[ \t]*\n){3,} keeps state per repetition in Python's re (1.8 GB for 12M blank lines).
+_BLANK_LINES = re.compile(r"\n[ \t\r\f\v]*\n[ \t\r\f\v\n]*")
+
+
 def load_text(path: Path) -> Result:
     data = _read_bytes(path)
-    text = _decode(path, data, lenient=True)
+    # A run of blank lines is one paragraph break: a newline bomb would be a Python loop turn per line.
+    text = _BLANK_LINES.sub("\n\n", _decode(path, data, lenient=True))
     digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
     lines = text.splitlines()
     title = ""
@@ -509,3 +548,21 @@ LOADERS: dict[str, Callable[[Path], Result]] = {
     "jats": load_jats, "bioc": load_bioc, "pubtator": load_pubtator, "cord": load_cord,
     "corpus-jsonl": load_corpus_jsonl, "evidencebench": load_evidencebench, "text": load_text,
 }
+
+
+def load_pdf(path: Path) -> Result:
+    from evtui.ingest.pdf_worker import parse
+
+    yield parse(path)
+
+
+def _register_library_formats() -> None:
+    """PDF and the reference-manager formats (evtui/ingest/pdf.py, refs.py, zotero.py)."""
+    from evtui.ingest.refs import load_bibtex, load_csl_json, load_ris
+    from evtui.ingest.zotero import load_zotero
+
+    LOADERS.update({"pdf": load_pdf, "bibtex": load_bibtex, "ris": load_ris, "csl-json": load_csl_json,
+                    "zotero": load_zotero})
+
+
+_register_library_formats()

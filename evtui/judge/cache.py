@@ -63,7 +63,10 @@ class JudgmentCache:
         self.con = con
         if writable:  # a read-only library (a Ray worker) reads a table its driver created
             with con.cursor() as cur:
-                cur.execute(SCHEMA)
+                # created only when missing: the app's library is read-only between its writes (Library.rw)
+                if not cur.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'judgments'"
+                                   ).fetchone()[0]:
+                    cur.execute(SCHEMA)
 
     def lookup(self, judge: str, model: str, prompt_version: str, query: ParsedQuery,
                evidence: Sequence[Evidence]) -> dict[str, Judgment]:
@@ -72,11 +75,14 @@ class JudgmentCache:
             return {}
         want = {e.sentence.id: text_hash(e.sentence.text) for e in evidence}
         with self.con.cursor() as cur:
-            rows = cur.execute(
-                f"SELECT sentence_id, text_hash, {', '.join(_COLUMNS)} FROM judgments"
-                " WHERE judge = ? AND model = ? AND prompt_version = ? AND query_mode = ? AND query = ?"
-                " AND status = 'ok' AND sentence_id IN (SELECT unnest(?))",
-                [judge, model, prompt_version, query.mode, query_key(query), list(want)]).fetchall()
+            try:
+                rows = cur.execute(
+                    f"SELECT sentence_id, text_hash, {', '.join(_COLUMNS)} FROM judgments"
+                    " WHERE judge = ? AND model = ? AND prompt_version = ? AND query_mode = ? AND query = ?"
+                    " AND status = 'ok' AND sentence_id IN (SELECT unnest(?))",
+                    [judge, model, prompt_version, query.mode, query_key(query), list(want)]).fetchall()
+            except duckdb.CatalogException:  # read-only, in a library that has never judged: nothing cached
+                return {}
         hits: dict[str, Judgment] = {}
         for row in rows:
             sid, h, *values = row

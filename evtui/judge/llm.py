@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import datetime
+import email.utils
+import ipaddress
 import logging
 import math
 import os
 import queue
 import random
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -49,7 +53,10 @@ Messages = list[dict[str, str]]
 LOCAL_PLACEHOLDER_KEY = "sk-local"  # OpenAI-compatible clients refuse an empty key; local servers ignore it
 MAX_TOKENS = 256  # a rubric verdict is ~60 tokens; the cap also bounds the cost of a runaway reply
 TYPICAL_OUT_TOKENS = 80
-MAX_BACKOFF = 30.0
+MAX_BACKOFF = 30.0  # also the most a Retry-After header makes us wait
+# Calls in a row (across items) that may time out before the sweep stops calling the server.
+TIMEOUTS_IN_A_ROW = 3
+SERVER_SILENT = f"skipped: server not answering ({TIMEOUTS_IN_A_ROW} calls in a row timed out)"
 
 _LITELLM: Any = None
 _LITELLM_LOCK = threading.Lock()
@@ -97,10 +104,30 @@ def redact(text: str, extra: Sequence[str | None] = ()) -> str:
 
 
 def is_loopback(api_base: str | None) -> bool:
+    """Does `api_base` name this machine? Then it gets a placeholder key, never the provider's real one.
+    Every spelling counts: 127.0.0.0/8 (also short forms such as 127.1), ::1, 0.0.0.0 and :: (which connect to
+    this machine), IPv4-mapped IPv6 ([::ffff:127.0.0.1]) and localhost names."""
     if not api_base:
         return False
-    host = (urlparse(api_base).hostname or "").lower()
-    return host in {"localhost", "::1"} or host.startswith("127.")
+    try:
+        host = (urlparse(api_base).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])  # an IPv6 zone (%eth0) names no other host
+    except ValueError:
+        try:  # the short and numeric IPv4 forms the resolver accepts too (127.1, 2130706433)
+            ip = ipaddress.IPv4Address(socket.inet_aton(host)) if host and ":" not in host else None
+        except OSError:
+            ip = None
+    if ip is None:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_unspecified
 
 
 # -- the event loop all calls run on ---------------------------------------------------------------
@@ -134,11 +161,34 @@ class CallError(Exception):
     """A call that failed for good. `fatal`: every later call would fail the same way (bad key, no server)."""
 
     def __init__(self, reason: str, *, fatal: bool = False, tokens_in: int = 0, tokens_out: int = 0,
-                 cost: float = 0.0) -> None:
+                 cost: float = 0.0, skip: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.fatal = fatal
+        self.skip = skip  # the server stopped answering: the items not judged are "skipped", not "failed"
         self.tokens_in, self.tokens_out, self.cost = tokens_in, tokens_out, cost
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds a Retry-After header asks for (a number or an HTTP date). litellm hands its exceptions a
+    response with empty headers and keeps the server's own in `litellm_response_headers`."""
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        value = headers.get("retry-after") if headers is not None and hasattr(headers, "get") else None
+        if not value:
+            continue
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(str(value))
+        except (TypeError, ValueError):
+            continue
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+    return None
 
 
 def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
@@ -175,6 +225,7 @@ class LLMClient:
         self._json_mode = True
         self._price: tuple[float, float] | None = None
         self._priced = False  # looked up yet?
+        self.timeouts_in_a_row = 0  # calls that timed out since the server last answered
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMClient(model={self.model!r}, api_base={self.api_base!r})"
@@ -229,6 +280,8 @@ class LLMClient:
         fatal = (litellm.AuthenticationError, litellm.PermissionDeniedError, litellm.NotFoundError)
         attempt = 0
         while True:
+            if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW:
+                raise CallError(SERVER_SILENT, fatal=True, skip=True)
             try:
                 resp = await asyncio.wait_for(
                     litellm.acompletion(**self._params(messages, max_tokens, json_mode)),
@@ -241,6 +294,14 @@ class LLMClient:
                     continue
                 raise CallError(self._reason(exc)) from None
             except retryable as exc:
+                if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError)):
+                    # A silent server costs a whole timeout per attempt (4 x 60 s an item): after a few in a
+                    # row, across items, stop calling it.
+                    self.timeouts_in_a_row += 1
+                    if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW:
+                        raise CallError(SERVER_SILENT, fatal=True, skip=True) from None
+                else:
+                    self.timeouts_in_a_row = 0
                 if attempt >= self.max_retries:
                     # litellm reports a refused connection as a 500 "Connection error": no server, so stop asking.
                     unreachable = (isinstance(exc, litellm.APIConnectionError)
@@ -259,18 +320,14 @@ class LLMClient:
                 raise CallError(self._reason(exc)) from None
             except Exception as exc:  # anything else litellm raises: fail this item, keep the sweep
                 raise CallError(self._reason(exc)) from None
+            self.timeouts_in_a_row = 0
             return self._completion(resp)
 
     def _delay(self, attempt: int, exc: BaseException) -> float:
         delay = self.backoff * (2 ** attempt) * (0.75 + 0.5 * random.random())
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None)
-        retry_after = headers.get("retry-after") if headers is not None else None
-        if retry_after:
-            try:
-                delay = max(delay, float(retry_after))
-            except ValueError:
-                pass
+        wait = retry_after(exc)
+        if wait is not None:
+            delay = max(delay, wait)
         return min(delay, MAX_BACKOFF)
 
     def _completion(self, resp: Any) -> Completion:
@@ -405,21 +462,22 @@ class LLMJudge:
     async def _sweep(self, evidence: Sequence[Evidence], prompts: Sequence[Messages], aspect_ids: list[str],
                      emit: Callable[[tuple[int, Judgment]], None], budget: _Budget) -> None:
         sem = asyncio.Semaphore(self.concurrency)
-        fatal: list[str] = []
+        fatal: list[CallError] = []
 
         async def one(i: int) -> None:
             sid = evidence[i].sentence.id
             async with sem:
                 if fatal:
-                    j = self._failed(sid, f"not attempted: {fatal[0]}")
+                    j = (self._skipped(sid, fatal[0].reason) if fatal[0].skip
+                         else self._failed(sid, f"not attempted: {fatal[0].reason}"))
                 else:
                     try:
                         j = await self._judge_one(sid, prompts[i], aspect_ids, budget)
                     except CallError as exc:
                         if exc.fatal and not fatal:
-                            fatal.append(exc.reason)
+                            fatal.append(exc)
                         j = self._failed(sid, exc.reason, tokens_in=exc.tokens_in, tokens_out=exc.tokens_out,
-                                         cost=exc.cost)
+                                         cost=exc.cost, status="skipped" if exc.skip else "failed")
                     except Exception as exc:  # a bug must not end the sweep either; keep the reason
                         j = self._failed(sid, redact(f"{type(exc).__name__}: {exc}"))
             emit((i, j))

@@ -2,13 +2,14 @@
 
 A LightGBM classifier ("is this sentence evidence for the query?") trained on the public labelled data, with an
 isotonic calibration fitted on cross-validated predictions (scripts/train_ranker.py), gives P(evidence); rubric
-levels are fixed probability bands. It is always reported as judge "local", model "evtui-local-…": a feature model,
-never passed off as an LLM. Stance comes from explicit direction and negation cues and stays neutral without them.
+levels are fixed probability bands. The stance comes from the trained verifier (evtui/verify): a side only when its
+calibrated probability clears the threshold chosen for precision, else neutral. A non-significant result is never
+above "substantial", and "direct" needs a side taken. It is always reported as judge "local", model
+"evtui-local-…+evtui-verifier-…": trained models, never passed off as an LLM.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 import numpy as np
@@ -17,67 +18,26 @@ import tantivy
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
-from evtui.query import compile_matcher, relation_family
+from evtui.query import compile_matcher
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.search import build_query
+from evtui.verify.cues import explain, non_significant
+from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-1"  # no prompt: the version of the feature/level mapping
-_UP = {"increase", "cause", "activate"}
-_DOWN = {"inhibit", "decrease", "protect"}
-_UP_WORDS = re.compile(r"\b(?:increas\w*|higher|elevat\w*|rais\w*|greater|promot\w*|induc\w*|enhanc\w*|"
-                       r"upregulat\w*|up-regulat\w*|stimulat\w*|more)\b", re.I)
-_DOWN_WORDS = re.compile(r"\b(?:decreas\w*|lower\w*|reduc\w*|declin\w*|inhibit\w*|suppress\w*|attenuat\w*|"
-                         r"downregulat\w*|down-regulat\w*|diminish\w*|prevent\w*|protect\w*|less|fewer)\b", re.I)
-# Negation of a finding, not any "no"/"without" (which mostly describe methods or groups).
-_NEGATED = re.compile(r"\b(?:did not|does not|do not|was not|were not|is not|are not|has not|have not|cannot|"
-                      r"failed to|no significant|not significantly|no (?:association|effect|difference|evidence|"
-                      r"change|increase|decrease|reduction|benefit|correlation)|not associated|unrelated to|"
-                      r"independent of)\b", re.I)
-
-
-def _direction(parsed: ParsedQuery) -> int:
-    """+1 if the query asserts an increase/causation, -1 a decrease/protection, 0 if it names no direction."""
-    for a in parsed.aspects:
-        if a.role != "relation":
-            continue
-        for w in a.label.lower().split():
-            fam = relation_family(w)
-            if fam in _UP:
-                return 1
-            if fam in _DOWN:
-                return -1
-    text = parsed.text
-    up, down = len(_UP_WORDS.findall(text)), len(_DOWN_WORDS.findall(text))
-    return 1 if up > down else -1 if down > up else 0
-
-
-def stance(parsed: ParsedQuery, text: str, level: int) -> tuple[str, str]:
-    """(stance, reason). Only a relevant sentence (level ≥ 3) takes a side, and only on an explicit cue."""
-    if level < 3:
-        return "neutral", ""
-    negated = bool(_NEGATED.search(text))
-    q_negated = bool(_NEGATED.search(parsed.text))
-    qd = _direction(parsed)
-    up, down = len(_UP_WORDS.findall(text)), len(_DOWN_WORDS.findall(text))
-    sd = 1 if up > down else -1 if down > up else 0
-    if negated != q_negated and (sd == 0 or sd == qd):
-        return "refutes", "the sentence negates what the query asserts"
-    if qd and sd:
-        if (sd == qd) != (negated != q_negated):
-            return "supports", "same direction of effect as the query"
-        return "refutes", "opposite direction of effect to the query"
-    return "neutral", ""
+PROMPT_VERSION = "local-2"  # no prompt: the version of the feature/level mapping (2: stance from the verifier)
+NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 
 
 class LocalJudge:
     name = "local"
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, library: Library, ranker: BestRanker | None = None) -> None:
+    def __init__(self, library: Library, ranker: BestRanker | None = None, verifier: Verifier | None = None) -> None:
         self.library = library
         self.ranker = ranker or BestRanker(library, embed=False)
-        self.model = f"evtui-local-{self.ranker.model.version}"
+        self.verifier = verifier or default_verifier()
+        self.model = f"evtui-local-{self.ranker.model.version}+{self.verifier.version}"
 
     def judge(self, query: ParsedQuery, evidence: list[Evidence]) -> list[Judgment]:
         """Each sentence is scored inside its own paper, as the model was trained (features are paper-relative)."""
@@ -89,6 +49,7 @@ class LocalJudge:
             by_paper[e.sentence.paper_id].append(i)
         out: list[Judgment | None] = [None] * len(evidence)
         labels = {a.id: a.label for a in query.aspects}
+        stances = self._stances(query, evidence)
         for paper, idxs in by_paper.items():
             full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query),
                                                 *index.filter_query(paper=paper)])
@@ -101,15 +62,31 @@ class LocalJudge:
                 if n is None:  # a heading or a sentence no longer in the library
                     out[i] = self._failed(e, "sentence is not a searchable sentence of its paper")
                     continue
-                out[i] = self._verdict(query, e, float(probs[n]), pool.x[n], labels)
+                out[i] = self._verdict(query, e, float(probs[n]), pool.x[n], labels, stances[i])
         return [j for j in out if j is not None]
 
+    def _stances(self, query: ParsedQuery, evidence: list[Evidence]) -> list[StanceProbs]:
+        """The verifier over every sentence at once (one batch), each with its previous sentence as context."""
+        store = self.library.store
+        prevs = []
+        for e in evidence:
+            ctx = store.context(e.sentence.id, window=1)
+            prev = [s for s in ctx if s.position == e.sentence.position - 1 and not s.is_heading]
+            prevs.append(prev[0].text if prev else "")
+        return self.verifier.verify(query.text, [e.sentence.text for e in evidence], prevs)
+
     def _verdict(self, query: ParsedQuery, e: Evidence, p: float, x: np.ndarray,
-                 labels: dict[str, str]) -> Judgment:
+                 labels: dict[str, str], sp: StanceProbs) -> Judgment:
         bands = self.ranker.model.levels or [0.02, 0.10, 0.25, 0.50, 0.75]
         level = int(np.searchsorted(bands, p, side="right"))
         covered = sorted({h.aspect for h in e.highlights})
-        side, why = stance(query, e.sentence.text, level)
+        side = sp.stance if level > 0 else "neutral"  # a sentence with no relevance at all takes no side
+        nonsig = non_significant(e.sentence.text)
+        if nonsig:
+            level = min(level, NONSIG_MAX_LEVEL)
+        if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
+            level = 4
+        why = explain(query.text, e.sentence.text, side, sp.confidence)
         f = dict(zip(FEATURES, x, strict=True))
         cues = []
         if covered:
@@ -120,13 +97,16 @@ class LocalJudge:
             cues.append("in the results")
         elif f.get("sec_abstract") == 1.0:
             cues.append("in the abstract")
-        if f.get("has_pvalue") == 1.0 or f.get("has_stat") == 1.0:
+        if nonsig:
+            cues.append("reports a non-significant result")
+        elif f.get("has_pvalue") == 1.0 or f.get("has_stat") == 1.0:
             cues.append("reports statistics")
-        if why:
-            cues.append(why)
-        rationale = f"{LEVELS[level].capitalize()}: " + "; ".join(cues) + f" (P(evidence) = {p:.2f})."
+        cues.append(why)
+        rationale = f"{LEVELS[level].capitalize()}: " + "; ".join(cues) + f"; P(evidence) {p:.2f}."
+        # Confidence in the verdict as a whole: the relevance model's certainty, and the stance's when it took one.
+        conf = abs(2 * p - 1) if side == "neutral" else min(abs(2 * p - 1) + 0.5, sp.confidence)
         return Judgment(
-            sentence_id=e.sentence.id, score=20 * level, level=level, confidence=int(round(10 * abs(2 * p - 1))),
+            sentence_id=e.sentence.id, score=20 * level, level=level, confidence=int(round(10 * conf)),
             stance=side, aspects=covered, rationale=rationale, judge=self.name, model=self.model,
             prompt_version=self.prompt_version,
         )

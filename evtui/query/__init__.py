@@ -273,12 +273,42 @@ def _concepts(text: str, abbreviations: Mapping[str, str] | None, notes: list[st
         seen.add(label.lower())
         terms = relation_terms(label) if role == "relation" else concept_variants(label, abbreviations)
         aspects.append(Aspect(f"a{len(aspects) + 1}", label, terms, role))
+    if len(aspects) == 1 and not relations and len(aspects[0].label.split()) >= 3:
+        # A verbless claim ("ACE inhibitor cough") is several concepts, not one phrase no sentence contains.
+        units = _noun_units(aspects[0].label.split())
+        if len(units) > 1:
+            notes.append("no verb: split into concepts " + " · ".join(units))
+            aspects = [Aspect(f"a{i + 1}", u, concept_variants(u, abbreviations), "concept")
+                       for i, u in enumerate(units)]
     if not aspects:
         words = [w for w in PART_RE.findall(body)]
         if words:
             label = " ".join(words[:6])
             aspects.append(Aspect("a1", label, [label], "concept"))
     return aspects
+
+
+# Nouns that head a unit with the word before them ("ACE inhibitor", "vitamin D deficiency"), and adjective
+# endings that bind a word to the next ("colorectal cancer", "cardiovascular mortality").
+_HEAD_NOUNS = frozenset("""inhibitor inhibitors blocker blockers antagonist antagonists agonist agonists receptor
+receptors deficiency deficiencies therapy therapies level levels supplementation supplement supplements
+exposure infection infections use intake resistance expression vaccine vaccines vaccination""".split())
+_ADJ_END = re.compile(r"(al|ic|ive|ous|ary|ar|ine|oid|ial|ed)$", re.I)
+
+
+def _noun_units(words: list[str]) -> list[str]:
+    """Split a verbless run of words into noun units: a one-character word (vitamin D, type 2) and a head noun
+    (ACE inhibitor) join the word before them; an adjective (colorectal) joins the word after it."""
+    units: list[list[str]] = []
+    for w in words:
+        joins_prev = bool(units) and (len(w) == 1 or w.isdigit() or w.lower() in _HEAD_NOUNS)
+        prev_adj = bool(units) and len(units[-1][-1]) > 4 and bool(_ADJ_END.search(units[-1][-1])) \
+            and units[-1][-1].lower() not in _HEAD_NOUNS
+        if joins_prev or prev_adj:
+            units[-1].append(w)
+        else:
+            units.append([w])
+    return [" ".join(u) for u in units]
 
 
 def search_terms(aspect: Aspect) -> list[list[str]]:
@@ -302,31 +332,37 @@ class Matcher:
     loose: list[tuple[str, tuple[str, ...]]]  # a multi-word label's words, matched apart when the phrase is absent
 
     def spans(self, text: str) -> list[Span]:
+        # Linear in the sentence: patterns are looked up through each stem's positions, and overlap with an
+        # aspect's earlier spans is one flag per token (checking every earlier span made a long sentence with
+        # many matches quadratic: 135 s for 1 MB).
         toks = [(m.start(), m.end(), stem(m.group(0))) for m in PART_RE.finditer(text)]
         if not toks:
             return []
         out: list[Span] = []
-        taken: dict[str, list[tuple[int, int]]] = {}
+        positions: dict[str, list[int]] = {}
+        for i, t in enumerate(toks):
+            positions.setdefault(t[2], []).append(i)
         stems = [t[2] for t in toks]
+        taken: dict[str, bytearray] = {}  # aspect -> 1 per token already inside one of its spans
         for aid, pat in self.patterns:
             n = len(pat)
-            first = pat[0]
-            for i in range(len(stems) - n + 1):
-                if stems[i] != first or tuple(stems[i:i + n]) != pat:
+            for i in positions.get(pat[0], ()):
+                if (n > 1 and tuple(stems[i:i + n]) != pat) or i + n > len(stems):
                     continue
-                start, end = toks[i][0], toks[i + n - 1][1]
-                # extend over a hyphenated whole token (IL-6, TNF-α) when the pattern covers it
-                if any(s < end and start < e for s, e in taken.get(aid, ())):
+                cover = taken.get(aid)
+                if cover is None:
+                    cover = taken[aid] = bytearray(len(toks))
+                elif cover.find(1, i, i + n) != -1:
                     continue
-                taken.setdefault(aid, []).append((start, end))
-                out.append(Span(aid, start, end))
+                cover[i:i + n] = b"\x01" * n
+                out.append(Span(aid, toks[i][0], toks[i + n - 1][1]))
         for aid, words in self.loose:
             if aid in taken:
                 continue
-            hits = [[(t[0], t[1]) for t in toks if t[2] == w] for w in words]
+            hits = [positions.get(w, ()) for w in words]
             if all(hits):
                 for h in hits:
-                    out.extend(Span(aid, a, b) for a, b in h)
+                    out.extend(Span(aid, toks[j][0], toks[j][1]) for j in h)
         out.sort(key=lambda s: (s.start, s.end))
         return _merge_hyphenated(out, text)
 
@@ -340,6 +376,12 @@ def _merge_hyphenated(spans: list[Span], text: str) -> list[Span]:
             prev.end = max(prev.end, sp.end)
             continue
         merged.append(Span(sp.aspect, sp.start, sp.end))
+    for sp in merged:  # "(ACE) inhibitors": a phrase across a bracket takes the whole bracket, not "ACE) inhibitors"
+        inner = text[sp.start:sp.end]
+        if inner.count(")") > inner.count("(") and sp.start > 0 and text[sp.start - 1] == "(":
+            sp.start -= 1
+        elif inner.count("(") > inner.count(")") and text[sp.end:sp.end + 1] == ")":
+            sp.end += 1
     return merged
 
 

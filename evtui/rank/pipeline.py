@@ -26,9 +26,20 @@ from evtui.rank.select import normalise, select
 if TYPE_CHECKING:
     from evtui.embed import Embedder
 
+# Candidates from one paper at most (its best BM25 matches beyond this): bounds a `--paper` search's work.
+PAPER_CANDIDATES = 5_000
 CROSS_POOL = 200  # BM25 candidates across the library
 DENSE_POOL = 100  # dense candidates across the library (only when every sentence is embedded)
 EMBED_LIMIT = 1500  # a paper-scoped search embeds at most this many missing sentences itself
+# The paper-level channel across the library (evtui/papers.py; settings chosen by scripts/tune_paper_channel.py,
+# see BENCHMARKS.md "Paper-level channel"): the top PAPER_POOL papers by title+abstract BM25 give each candidate
+# a prior (1 for the top paper, falling to 0 at the PAPER_POOL-th and beyond) added to its 0-1 relevance with
+# weight PAPER_WEIGHT; the top PAPER_PULL papers with no candidate yet can add their best bag-of-words sentences.
+PAPER_POOL = 100
+PAPER_WEIGHT = 1.0
+PAPER_PRIOR = "minmax"
+PAPER_PULL = 0  # pulling in 20 or 50 papers raised SciFact R@100 by under a point and nDCG@10 by nothing
+PULL_PER_PAPER = 3
 
 
 @dataclass
@@ -39,11 +50,27 @@ class Pool:
     x: np.ndarray
     notes: list[str] = field(default_factory=list)
     scoped: bool = False  # every sentence of one paper (True) or a library-wide pool (False)
+    papers: list[tuple[str, float]] = field(default_factory=list)  # the paper channel's ranking (library-wide)
 
 
 def dense_text(parsed: ParsedQuery) -> str:
     """A triplet embeds as its parts in order; a claim or hypothesis as written."""
     return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
+
+
+def paper_prior(papers: Sequence[tuple[str, float]], form: str = PAPER_PRIOR) -> dict[str, float]:
+    """Paper id -> prior in [0, 1] from the paper channel's ranking (best first); papers not in it get none.
+
+    `minmax`: BM25 rescaled between the last and the first paper listed (BM25 has no fixed scale across
+    queries); `ratio`: BM25 / the top paper's; `rrf`: 61 / (60 + rank), rank 1 -> 1."""
+    if not papers:
+        return {}
+    if form == "rrf":
+        return {pid: 61.0 / (60.0 + r) for r, (pid, _s) in enumerate(papers, 1)}
+    hi, lo = papers[0][1], papers[-1][1]
+    if form == "ratio":
+        return {pid: s / hi if hi > 0 else 0.0 for pid, s in papers}
+    return {pid: (s - lo) / (hi - lo) if hi > lo else 1.0 for pid, s in papers}
 
 
 def _count(library: Library, sql: str) -> int:
@@ -95,6 +122,8 @@ class BestRanker:
         self._embedder = embedder
         self._qvec: dict[str, np.ndarray] = {}
         self._pools: dict[tuple[object, ...], Pool] = {}  # paper-scoped pools, keyed by query + paper content
+        # The paper channel's settings (module constants; scripts/tune_paper_channel.py varies them).
+        self.paper_weight, self.paper_form, self.paper_pull = PAPER_WEIGHT, PAPER_PRIOR, PAPER_PULL
 
     @property
     def model(self) -> RankerModel:
@@ -126,6 +155,7 @@ class BestRanker:
         lib = self.library
         notes: list[str] = []
         key: tuple[object, ...] | None = None
+        papers: list[tuple[str, float]] = []  # the paper channel plays no part within one paper
         if paper is not None:
             # The same query on the same paper (a benchmark's four tasks, a judge after a search) reuses the pool;
             # the paper's content hash is in the key, so a re-ingested paper is never served stale.
@@ -144,7 +174,14 @@ class BestRanker:
             sents = [s for s in sents_all if not s.is_heading and (section is None or s.section_kind == section)]
             if not in_years:
                 sents = []
-            bm25 = {h.sentence.id: h.score for h in lib.index.search(query, max(1, len(sents_all)))}
+            bm25 = {h.sentence.id: h.score for h in lib.index.search(query, max(1, min(len(sents_all),
+                                                                                        PAPER_CANDIDATES)))}
+            if len(sents) > PAPER_CANDIDATES:
+                # One giant paper (a book, a 100 MB text): features, vectors and the ranker for a million
+                # sentences would exhaust the machine; its best BM25 matches are the candidates.
+                notes.append(f"{paper} has {len(sents):,} sentences: ranked its {PAPER_CANDIDATES:,} best "
+                             "word matches")
+                sents = [s for s in sents if s.id in bm25]
             titles = {paper: meta.title if meta else ""}
             sizes = {paper: len(sents_all)}
             missing = self._missing(sents)
@@ -164,6 +201,12 @@ class BestRanker:
             hits += [h for h in bow_hits if h.sentence.id not in bm25]
             for h in bow_hits:
                 bm25.setdefault(h.sentence.id, 0.0)
+            papers = self._paper_channel(parsed, year_from=year_from, year_to=year_to)
+            for h in self._pull_in(parsed, papers, {h.sentence.paper_id for h in hits}, section=section,
+                                   year_from=year_from, year_to=year_to):
+                if h.sentence.id not in bm25:
+                    hits.append(h)
+                    bm25[h.sentence.id] = 0.0  # as a bag-of-words hit: outside the aspect-BM25 pool
             sents = [h.sentence for h in hits]
             titles = {h.sentence.paper_id: h.title for h in hits}
             sents, titles = self._add_dense(parsed, sents, titles, section=section, year_from=year_from,
@@ -199,18 +242,44 @@ class BestRanker:
                 aspect_sims = vectors @ av.T
         x = featurize(parsed, cands, paper_sizes=sizes, neighbours=neighbours, doc_freq=df, aspect_sims=aspect_sims,
                       titles=titles)
-        pool = Pool(cands, titles, vectors, x, notes, scoped=paper is not None)
+        pool = Pool(cands, titles, vectors, x, notes, scoped=paper is not None, papers=papers)
         if key is not None:
             if len(self._pools) >= 512:
                 self._pools.pop(next(iter(self._pools)))
             self._pools[key] = pool
         return pool
 
+    @staticmethod
+    def _words(parsed: ParsedQuery) -> list[str]:
+        return list(dict.fromkeys(w.lower() for w in PART_RE.findall(parsed.text)
+                                  if w.lower() not in STOPWORDS and w.lower() not in FILLER and len(w) > 1))
+
+    def _paper_channel(self, parsed: ParsedQuery, *, year_from: int | None,
+                       year_to: int | None) -> list[tuple[str, float]]:
+        """The top papers by title + abstract BM25 for the query's words ([] for an old read-only library)."""
+        words = self._words(parsed)
+        if not words or self.paper_weight <= 0 and self.paper_pull <= 0:
+            return []
+        return self.library.index.paper_search(words, PAPER_POOL, year_from=year_from, year_to=year_to)
+
+    def _pull_in(self, parsed: ParsedQuery, papers: Sequence[tuple[str, float]], have: set[str], *,
+                 section: str | None, year_from: int | None, year_to: int | None) -> list[Hit]:
+        """Sentences of the top papers that no sentence query reached: a claim spread over an abstract
+        matches no single sentence well enough for the sentence pools, yet its paper may be the answer."""
+        missing = [pid for pid, _s in papers[:self.paper_pull] if pid not in have]
+        words = self._words(parsed)
+        if not missing or not words:
+            return []
+        index = self.library.index
+        bow = tantivy.Query.boolean_query([(tantivy.Occur.Should, index.phrase_query([w])[0]) for w in words[:64]])
+        filters = index.filter_query(section=section, year_from=year_from, year_to=year_to, papers=missing)
+        return index.search(tantivy.Query.boolean_query([(tantivy.Occur.Must, bow), *filters]),
+                            PULL_PER_PAPER * len(missing))
+
     def _bag_of_words(self, parsed: ParsedQuery, *, section: str | None, year_from: int | None,
                       year_to: int | None) -> list[Hit]:
         index = self.library.index
-        words = list(dict.fromkeys(w.lower() for w in PART_RE.findall(parsed.text)
-                                   if w.lower() not in STOPWORDS and w.lower() not in FILLER and len(w) > 1))
+        words = self._words(parsed)
         if not words:
             return []
         bow = tantivy.Query.boolean_query([(tantivy.Occur.Should, index.phrase_query([w])[0]) for w in words[:64]])
@@ -274,8 +343,16 @@ class BestRanker:
         # favour abstracts over full texts, so it is not applied there.
         bonus = float(params.get("abstract_bonus", 0.0)) if pool.scoped else 0.0
         is_abstract = np.array([c.sentence.section_kind == "abstract" for c in pool.candidates], dtype=np.float64)
+        relevance = normalise(scores) + bonus * is_abstract
+        if pool.papers and self.paper_weight > 0 and len(scores):
+            # Across the library a sentence is better evidence when its paper as a whole is about the query.
+            prior = paper_prior(pool.papers, self.paper_form)
+            boost = self.paper_weight * np.array([prior.get(c.sentence.paper_id, 0.0) for c in pool.candidates])
+            relevance = relevance + boost
+            # Reported scores stay on the model's scale, and agree with the order.
+            scores = scores + boost * (float(np.max(scores)) - float(np.min(scores)))
         picked = select(
-            normalise(scores) + bonus * is_abstract, k,
+            relevance, k,
             covered=[{sp.aspect for sp in c.spans} for c in pool.candidates], aspect_weights=weights,
             vectors=pool.vectors, texts=[c.sentence.text for c in pool.candidates],
             aspect_weight=float(params.get("aspect_weight", 0.0)), redundancy=float(params.get("redundancy", 0.0)),

@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -20,18 +21,21 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from evtui.access import prepare_tables
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError
 from evtui.export import Basket
 from evtui.library import IngestProgress, Library
+from evtui.render import printable
 from evtui.search import Searcher, SearchResult
 from evtui.tui.commands import EvtuiCommands
-from evtui.tui.data import LibraryView
+from evtui.tui.data import LibraryView, SharedBasket
 from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady
 from evtui.tui.screens.loading import LoadingScreen
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
 from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
+from evtui.tui.state import UiState
 from evtui.tui.widgets import AspectBar
 
 
@@ -78,6 +82,11 @@ class EvtuiApp(App[None]):
         self.status_note = ""
         # Workers share the Library's one DuckDB connection; they take turns.
         self.db_lock = threading.RLock()
+        # UI-thread reads (LibraryView) take this one; a switch of the shared library takes both (switch_guard).
+        self.db_gate = threading.RLock()
+        self.ui_state = UiState(self.config.home)  # export options, query history
+        self._local_judge: Any = None
+        self._judge_lock = threading.Lock()
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
 
@@ -125,7 +134,9 @@ class EvtuiApp(App[None]):
         from evtui.demo import ensure_demo
 
         try:
-            lib = Library(self.config)
+            # shared: DuckDB read-only between writes, so `evtui search` etc. work in another pane meanwhile
+            lib = Library(self.config, shared=True)
+            lib.switch_guard = self.switch_guard
         except EvtuiError as exc:
             self.post_message(LibraryFailed(str(exc)))
             return
@@ -136,7 +147,9 @@ class EvtuiApp(App[None]):
             def progress(p: IngestProgress) -> None:
                 self.post_message(IngestStep(p))
 
-            report = ensure_demo(lib, progress)
+            with lib.rw():
+                report = ensure_demo(lib, progress)
+                prepare_tables(lib)  # created now: read-only between writes, the app cannot create them later
             lib.abbreviations()  # warm: the query bar parses as you type
             stats = lib.store.stats()
         except Exception as exc:  # noqa: BLE001
@@ -157,8 +170,9 @@ class EvtuiApp(App[None]):
     def on_library_ready(self, msg: LibraryReady) -> None:
         self.library = msg.library
         try:
-            self.view = LibraryView(msg.library)
-            self.basket = Basket(self.view)  # type: ignore[arg-type]  # Basket needs .store only
+            self.view = LibraryView(msg.library, self.db_gate)
+            basket = Basket(self.view)  # type: ignore[arg-type]  # Basket needs .store only
+            self.basket = SharedBasket(basket, msg.library, self.db_gate)  # type: ignore[assignment]
         except Exception as exc:  # noqa: BLE001
             self.on_library_failed(LibraryFailed(f"cannot open a second connection to the library: {exc}"))
             return
@@ -169,6 +183,12 @@ class EvtuiApp(App[None]):
         search = self.search_screen()
         if search is not None:
             search.library_ready(msg.note)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every toast as plain text: messages carry paper ids, file names and LLM errors, whose [brackets] are
+        no markup and whose control characters must not reach the terminal."""
+        super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=False)
 
     def on_library_failed(self, msg: LibraryFailed) -> None:
         if isinstance(self.screen, LoadingScreen):
@@ -192,6 +212,18 @@ class EvtuiApp(App[None]):
                 self.library.close()
 
     # -- shared helpers ----------------------------------------------------------------------------
+    @contextmanager
+    def switch_guard(self) -> Iterator[None]:
+        """Held while the shared library reopens DuckDB: no worker (db_lock) and no UI-thread read (db_gate)
+        is on a connection then."""
+        with self.db_lock, self.db_gate:
+            yield
+
+    def new_view(self) -> LibraryView:
+        """A connection of its own for a worker (closed by the caller)."""
+        assert self.library is not None
+        return LibraryView(self.library, self.db_gate)
+
     def search_screen(self) -> SearchScreen | None:
         screen = self.mode_screen("search")
         return screen if isinstance(screen, SearchScreen) else None
@@ -211,6 +243,15 @@ class EvtuiApp(App[None]):
         except ImportError:
             return None
         return service
+
+    def local_judge(self) -> Any:
+        """The local judge, made once (loading its models takes seconds) and kept for the session."""
+        with self._judge_lock:
+            if self._local_judge is None:
+                service = self.judge_service()
+                assert service is not None and self.library is not None
+                self._local_judge = service.make_judge(self.library, "local")
+            return self._local_judge
 
     def judge_model(self) -> str | None:
         return getattr(self.config, "judge_model", None)

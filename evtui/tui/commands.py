@@ -17,6 +17,11 @@ def _bindings(cls: type) -> list[Binding]:
     return [b for b in getattr(cls, "BINDINGS", []) if isinstance(b, Binding)]
 
 
+def key_names(app: EvtuiApp, b: Binding) -> str:
+    """"? / f1" for a binding of "question_mark,f1" (Textual displays a multi-key binding's raw names)."""
+    return " / ".join(app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(",") if k.strip())
+
+
 class EvtuiCommands(Provider):
     """One command per Binding: the app's, each mode screen's, and the screen on top (the reader, say)."""
 
@@ -28,7 +33,7 @@ class EvtuiCommands(Provider):
                 continue
             name = f"{b.description}"
             seen.add(name)
-            yield name, partial(app.run_action, b.action), f"{app.get_key_display(b)} · everywhere"
+            yield name, partial(app.run_action, b.action), f"{key_names(app, b)} · everywhere"
         top = self.screen
         top_cls = type(top)
         modes = app.mode_screens()
@@ -39,16 +44,16 @@ class EvtuiCommands(Provider):
                     continue
                 seen.add(name)
                 if top_cls is screen_cls:
-                    yield name, partial(app.run_action, b.action, top), f"{app.get_key_display(b)}"
+                    yield name, partial(app.run_action, b.action, top), f"{key_names(app, b)}"
                 else:
-                    yield name, partial(app.run_in_mode, mode, b.action), f"{app.get_key_display(b)} · {mode}"
+                    yield name, partial(app.run_in_mode, mode, b.action), f"{key_names(app, b)} · {mode}"
         if top_cls not in modes.values():
             title = top_cls.__name__.removesuffix("Screen")
             for b in _bindings(top_cls):
                 name = f"{title}: {b.description}"
                 if name not in seen:
                     seen.add(name)
-                    yield name, partial(app.run_action, b.action, top), app.get_key_display(b)
+                    yield name, partial(app.run_action, b.action, top), key_names(app, b)
 
     async def discover(self) -> Hits:
         for name, callback, help_text in self.commands():

@@ -7,16 +7,20 @@ under `EvtuiApp.db_lock`). The UI thread reads through a *second* connection to 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from evtui.config import Config
+from evtui.render import printable
 from evtui.store import Store
 
 if TYPE_CHECKING:
+    from evtui.export import Basket
     from evtui.library import Library
 
 # Rubric level (0–5) → colour of the judge score; the same scale the CLI's judge output uses.
@@ -26,16 +30,66 @@ LEVEL_COLORS: dict[int, str] = {
 STANCE_GLYPHS: dict[str, str] = {"supports": "▲", "refutes": "▼", "neutral": "●"}
 
 
-class LibraryView:
-    """A second connection to the library's database for the UI thread (DuckDB shares the open database
-    between connections of one process). It has the `store` and `config` that Basket and write_export use."""
+class Gated:
+    """`obj` with every method call made under `gate`: the app holds the gate while the shared library reopens
+    DuckDB around a write (Library.rw), so no UI-thread read runs on a connection being closed."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, obj: Any, gate: threading.RLock) -> None:
+        self._obj = obj
+        self._gate = gate
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._obj, name)
+        if not callable(attr) or name == "con":
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._gate:
+                return attr(*args, **kwargs)
+
+        return call
+
+
+class LibraryView:
+    """A second connection (a cursor of the library's store, re-derived when the library reopens DuckDB) for
+    the UI thread or a worker. It has the `store` and `config` that Basket and write_export use."""
+
+    def __init__(self, library: Library, gate: threading.RLock | None = None) -> None:
         self.config: Config = library.config
-        self.store = Store(library.config.db_path)
+        self.library = library
+        self._cursor: Store = library.store.cursor()
+        self.store: Any = Gated(self._cursor, gate) if gate is not None else self._cursor
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self._cursor.read_only)
 
     def close(self) -> None:
-        self.store.close()
+        self._cursor.close()
+
+
+class SharedBasket:
+    """The Basket for the app: reads under the gate, each change inside Library.rw() (DuckDB is read-only
+    between writes, so a CLI beside the app can read the library)."""
+
+    WRITES = frozenset({"add", "remove", "toggle", "move", "clear"})
+
+    def __init__(self, basket: Basket, library: Library, gate: threading.RLock) -> None:
+        self._basket = basket
+        self._library = library
+        self._gate = gate
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._basket, name)
+        if not callable(attr):
+            return attr
+        write = name in self.WRITES
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._library.rw(wait=2.0) if write else nullcontext(), self._gate:
+                return attr(*args, **kwargs)
+
+        return call
 
 
 def score_bar(score: float, best: float, width: int = 8) -> Text:
@@ -66,7 +120,7 @@ def judge_lines(judgment: Any) -> Text:
     out = Text()
     out.append("judge ", style="bold")
     if getattr(judgment, "status", "ok") != "ok":
-        out.append(f"{judgment.status}: {judgment.error or 'no verdict'}\n", style="red")
+        out.append(printable(f"{judgment.status}: {judgment.error or 'no verdict'}") + "\n", style="red")
         return out
     style = LEVEL_COLORS.get(int(judgment.level), "")
     label = getattr(judgment, "label", "")
@@ -74,8 +128,8 @@ def judge_lines(judgment: Any) -> Text:
     out.append(f" · {STANCE_GLYPHS.get(judgment.stance, '?')} {judgment.stance}")
     out.append(f" · confidence {judgment.confidence}/10\n")
     if judgment.rationale:
-        out.append(judgment.rationale + "\n", style="italic")
-    out.append(f"{judgment.judge} · {judgment.model}", style="dim")
+        out.append(printable(judgment.rationale) + "\n", style="italic")
+    out.append(printable(f"{judgment.judge} · {judgment.model}"), style="dim")
     if getattr(judgment, "cost", 0.0):
         out.append(f" · ${judgment.cost:.4f}", style="dim")
     out.append("\n")
@@ -83,7 +137,9 @@ def judge_lines(judgment: Any) -> Text:
 
 
 def short(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    """One line of at most `width` characters, without control characters (still a str: wrap it in plain()
+    where markup could be read)."""
+    text = " ".join(printable(text, oneline=True).split())
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 

@@ -39,7 +39,7 @@ from textual.widgets import (
 from textual.worker import get_current_worker
 
 from evtui.errors import EvtuiError
-from evtui.render import aspect_color
+from evtui.render import aspect_color, cell, plain
 from evtui.tui.data import bar, default_dataset, short, unique
 from evtui.tui.messages import ItemDetail, SweepFinished, SweepProgress, SweepRunDone, WorkFailed
 from evtui.tui.screens.modals import ConfirmScreen
@@ -492,7 +492,7 @@ class BenchScreen(Screen[None]):
         self.query_one("#sweep-progress").display = True
         bar_ = self.query_one("#sweep-bar", ProgressBar)
         bar_.update(total=max(1, n_items * len(combos)), progress=0)
-        self.query_one("#sweep-text", Static).update(f"loading {data.name}…")
+        self.query_one("#sweep-text", Static).update(plain(f"loading {data.name}…"))
         self.sweep_worker(data, combos, opts or {})
 
     @work(thread=True, exclusive=True, group="sweep")
@@ -526,7 +526,7 @@ class BenchScreen(Screen[None]):
                 # stored as the CLI stores it (never the api_base: a URL may carry credentials)
                 params = {"data": str(data), "seed": 0,
                           **({k: v for k, v in opts.items() if k != "api_base"} if judged else {})}
-                with app.db_lock:
+                with app.library.rw(), app.db_lock:  # read-only between the app's writes (Library.rw)
                     res["run_id"] = save_run(app.library, res, params)
             except SweepCancelled:
                 self.post_message(SweepFinished(completed, True))
@@ -595,7 +595,8 @@ class BenchScreen(Screen[None]):
         if view is None:
             return
         try:
-            self.runs = list_runs(view)  # type: ignore[arg-type]
+            with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
+                self.runs = list_runs(view)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - an old or damaged runs table must not close the screen
             self.notify(f"cannot list stored runs: {exc}", title="Bench", severity="error")
             self.runs = []
@@ -603,9 +604,9 @@ class BenchScreen(Screen[None]):
         table.clear()
         for r in self.runs:
             _name, value = primary_metric(r)
-            table.add_row("✓" if r["id"] in self.marked else "", short(r["dataset"].split(":", 1)[-1], 22),
-                          r["task"], r["method"], "—" if value is None else f"{value:8.2f}", str(r["n_items"]),
-                          f"{r['seconds']:7.1f}", r["id"], key=r["id"])
+            table.add_row("✓" if r["id"] in self.marked else "", Text(short(r["dataset"].split(":", 1)[-1], 22)),
+                          plain(r["task"]), plain(r["method"]), "—" if value is None else f"{value:8.2f}",
+                          str(r["n_items"]), f"{r['seconds']:7.1f}", plain(r["id"]), key=r["id"])
         self.update_side()
 
     def update_side(self) -> None:
@@ -622,7 +623,8 @@ class BenchScreen(Screen[None]):
         if view is None:
             return {}
         try:
-            row = view.store.con.execute("SELECT per_item FROM runs WHERE id = ?", [run_id]).fetchone()
+            with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
+                row = view.store.con.execute("SELECT per_item FROM runs WHERE id = ?", [run_id]).fetchone()
         except Exception:  # noqa: BLE001 - an older runs table without per-item scores
             return {}
         return json.loads(row[0] or "{}") if row else {}
@@ -674,7 +676,7 @@ class BenchScreen(Screen[None]):
         ids = list(items) or list(per_item)
         for item_id in ids:
             score = per_item.get(item_id)
-            table.add_row(item_id, "skip" if score is None else f"{score:6.1f}", key=item_id)
+            table.add_row(plain(item_id, oneline=True), "skip" if score is None else f"{score:6.1f}", key=item_id)
         self.query_one("#items-title", Label).update(Text.assemble(
             (f"{run['task']} · {run['method']}", "bold"),
             (f" · {len(per_item)} scored item(s) · run {run.get('run_id') or run.get('id')}", "dim")))
@@ -735,7 +737,7 @@ class BenchScreen(Screen[None]):
         self.post_message(ItemDetail(item_id, text))
 
     def on_item_detail(self, msg: ItemDetail) -> None:
-        self.query_one("#item-detail", Static).update(msg.text)
+        self.query_one("#item-detail", Static).update(cell(msg.text))  # benchmark text: no markup, no escapes
         self.query_one("#item-pane", VerticalScroll).scroll_home(animate=False)
 
     def drill_library(self, data: Path) -> Library:

@@ -16,7 +16,7 @@ from textual.widgets import Button, DataTable, Header, Input, Label, Markdown, S
 
 from evtui.errors import EvtuiError
 from evtui.export import FORMATS, Selected, render, to_markdown, write_export
-from evtui.render import coverage_marker
+from evtui.render import coverage_marker, plain
 from evtui.tui.data import short
 from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
@@ -41,6 +41,7 @@ class ExportScreen(Screen[None]):
         Binding("ctrl+s", "save", "Save", id="export.save"),
         Binding("w", "focus_path", "Save to…", id="export.path"),
         Binding("m", "toggle_preview", "Raw/rendered", id="export.raw"),
+        Binding("n", "toggle_plain", "Plain notes", id="export.plain"),
         Binding("o", "open_paper", "Open paper", id="export.open"),
         Binding("C", "clear", "Clear all", id="export.clear"),
     ]
@@ -65,7 +66,9 @@ class ExportScreen(Screen[None]):
                 yield Markdown(id="preview")
                 yield Static(id="preview-raw")
         with Horizontal(id="save-row"):
-            yield Input(placeholder="file to write", id="export-path", suggester=PathSuggester())
+            # select_on_focus off: after `w` the next key must not replace the whole path
+            yield Input(placeholder="file to write", id="export-path", suggester=PathSuggester(),
+                        select_on_focus=False)
             yield Select([(f, f) for f in FORMATS], value="md", id="export-format", allow_blank=False)
             yield Button("Save", id="save", variant="primary")
         yield KeyBar()
@@ -98,7 +101,7 @@ class ExportScreen(Screen[None]):
         width = max(20, pane - (3 + 4 + 16) - 2 * 4 - 2)
         for n, it in enumerate(self.items, 1):
             paper = it.paper.id if it.paper else "—"
-            table.add_row(str(n), coverage_marker(it.highlights, it.aspects), short(it.text, width),
+            table.add_row(str(n), coverage_marker(it.highlights, it.aspects), Text(short(it.text, width)),
                           Text(short(paper, 16), style="cyan"), key=it.sentence_id)
         if self.items:
             table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
@@ -113,7 +116,7 @@ class ExportScreen(Screen[None]):
             text = "*Nothing selected yet: select results with space on the Search screen or in the reader.*"
         else:
             fmt = str(self.query_one("#export-format", Select).value)
-            text = to_markdown(self.items, now=now()) if fmt == "md" else render(self.items, fmt)
+            text = to_markdown(self.items, now=now(), plain=self.plain) if fmt == "md" else render(self.items, fmt)
         md = self.query_one("#preview", Markdown)
         raw = self.query_one("#preview-raw", Static)
         fmt = str(self.query_one("#export-format", Select).value)
@@ -121,7 +124,7 @@ class ExportScreen(Screen[None]):
         md.display = not show_raw
         raw.display = show_raw
         if show_raw:
-            raw.update(Text(text))
+            raw.update(plain(text))
         else:
             md.update(text)
 
@@ -180,7 +183,20 @@ class ExportScreen(Screen[None]):
         self.update_preview()
 
     def action_focus_path(self) -> None:
-        self.query_one("#export-path", Input).focus()
+        path = self.query_one("#export-path", Input)
+        path.focus()
+        path.cursor_position = len(path.value)  # at the end, nothing selected: typing adds, never replaces
+
+    @property
+    def plain(self) -> bool:
+        """Markdown as plain notes (no <sub>aspect</sub> tags); remembered between runs."""
+        return bool(self.evtui.ui_state.get("export_plain", False))
+
+    def action_toggle_plain(self) -> None:
+        self.evtui.ui_state.set("export_plain", not self.plain)
+        self.notify("Markdown: plain notes (no aspect tags)" if self.plain else "Markdown: aspect tags after "
+                    "each match", title="Export", timeout=3)
+        self.update_preview()
 
     def action_open_paper(self) -> None:
         it = self.current()
@@ -205,7 +221,8 @@ class ExportScreen(Screen[None]):
         fmt = str(self.query_one("#export-format", Select).value)
         out = Path(raw).expanduser()
         try:
-            n = write_export(view, out, fmt)  # type: ignore[arg-type]
+            with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
+                n = write_export(view, out, fmt, plain=self.plain)  # type: ignore[arg-type]
         except EvtuiError as exc:
             self.notify(str(exc), title="Export", severity="error")
             return

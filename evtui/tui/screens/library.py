@@ -20,6 +20,7 @@ from textual.widgets import Header, Input, ProgressBar, Static
 from evtui.errors import EvtuiError
 from evtui.library import IngestProgress
 from evtui.models import Paper
+from evtui.sources import read_note, source_label
 from evtui.tui.data import short
 from evtui.tui.messages import (
     EmbedFinished,
@@ -97,10 +98,13 @@ class LibraryScreen(Screen[None]):
         table.add_column("sentences", width=9)
         table.add_column("format", width=12)
         table.add_column("source", width=28)
+        infos = view.store.paper_infos()  # how PDFs were read, "no full text" entries, Zotero collections
 
         def row(p: Paper) -> tuple[list[object], str, int | None]:
-            return ([p.id, str(p.year or ""), short(p.title, 70), Text(f"{p.n_sentences:>9,}"), p.source_format,
-                     Text(short(os.path.basename(p.source_path), 28), style="dim")], p.id, 1)
+            info = infos.get(p.id)
+            return ([p.id, str(p.year or ""), short(p.title, 70), Text(f"{p.n_sentences:>9,}"),
+                     short(source_label(p, info), 12) if info else p.source_format,
+                     Text(short(read_note(info) or os.path.basename(p.source_path), 28), style="dim")], p.id, 1)
 
         table.load(papers, row, upto=min(keep, max(0, len(papers) - 1)))
         if papers:
@@ -173,7 +177,7 @@ class LibraryScreen(Screen[None]):
         bar.update(total=msg.files_total or None, progress=msg.files_done)
         name = short(os.path.basename(msg.current), 40)
         self.query_one("#ingest-text", Static).update(
-            f"file {msg.files_done}/{msg.files_total} · {msg.papers_seen:,} papers · {name}")
+            Text(f"file {msg.files_done}/{msg.files_total} · {msg.papers_seen:,} papers · {name}"))
 
     def on_ingest_finished(self, msg: IngestFinished) -> None:
         self.ingesting = False

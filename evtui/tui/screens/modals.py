@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from evtui.models import Aspect
+from evtui.render import plain, safe_text
 
 ROLES = ("head", "relation", "tail", "concept")
 
@@ -34,8 +35,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
-            yield Static(self.body, classes="dialog-body")
+            yield Label(plain(self.title_text), classes="dialog-title")
+            body = self.body
+            yield Static(safe_text(body) if isinstance(body, Text) else plain(body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="primary", id="yes")
                 yield Button("Cancel (n)", id="no")
@@ -115,7 +117,7 @@ class HelpScreen(ModalScreen[None]):
         table = Table(box=None, expand=True, show_header=True, header_style="bold")
         table.add_column("key", style="bold cyan", no_wrap=True)
         table.add_column("does")
-        table.add_column("id (for [keymap] in config.toml)", style="dim", no_wrap=True)
+        table.add_column("id (for \\[keymap] in config.toml)", style="dim", no_wrap=True)  # \\[: not markup
         for key, desc, bid in self.rows:
             table.add_row(key, desc, bid)
         with Vertical(classes="dialog help"):

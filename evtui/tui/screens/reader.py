@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,7 +13,7 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
-from evtui.render import aspect_chips, highlight
+from evtui.render import aspect_chips, highlight, plain, safe_text
 from evtui.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
@@ -78,10 +79,10 @@ class ReaderScreen(Screen[None]):
             self.spans[s.id] = matcher.spans(s.text) if matcher and not s.is_heading else []
             title = s.section_title or s.section_kind
             if title != section and not s.is_heading and s.section_kind != "title":
-                options.append(Option(Text(title, style="bold cyan"), disabled=True))
+                options.append(Option(plain(title, "bold cyan", oneline=True), disabled=True))
             section = title
             if s.is_heading:
-                options.append(Option(Text(s.text, style="bold cyan"), id=s.id, disabled=True))
+                options.append(Option(plain(s.text, "bold cyan"), id=s.id, disabled=True))
             else:
                 options.append(Option(self.prompt(s), id=s.id))
         self.hits = [s.id for s in sentences if s.id in self.ranked]
@@ -110,21 +111,22 @@ class ReaderScreen(Screen[None]):
             out.append(f"   {len(self.hits)} hit(s) · n next · p previous", style="dim")
         else:
             out.append(f"{len(self.sentences)} sentences", style="dim")
-        self.query_one("#reader-head", Static).update(out)
+        self.query_one("#reader-head", Static).update(safe_text(out))
 
-    def prompt(self, s: Sentence) -> Text:
+    def prompt(self, s: Sentence) -> Table:
+        """The mark and rank in a column of their own, so a wrapped sentence's next lines start under its text."""
         aspects = self.parsed.aspects if self.parsed else []
         e = self.ranked.get(s.id)
-        out = Text()
-        out.append("✓" if s.id in self.selected else " ", style="bold green")
+        mark = Text()
+        mark.append("✓" if s.id in self.selected else " ", style="bold green")
         if e is not None:
-            out.append(f"#{e.rank:<3}", style="bold reverse")
-            out.append(" ")
-        else:
-            out.append("     ")
-        out.append_text(highlight(s.text, self.spans.get(s.id, []), aspects,
-                                  base_style="bold" if s.section_kind == "title" else ""))
-        return out
+            mark.append(f"#{e.rank:<3}", style="bold reverse")
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        grid.add_column(width=5, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(mark, highlight(s.text, self.spans.get(s.id, []), aspects,
+                                     base_style="bold" if s.section_kind == "title" else ""))
+        return grid
 
     def goto(self, sentence_id: str) -> None:
         ol = self.query_one(OptionList)
@@ -153,7 +155,7 @@ class ReaderScreen(Screen[None]):
             s = self.sentences[sid]
             out.append(f"  {s.section_title or s.section_kind} · sentence {s.position}", style="dim")
         out.append(f"  · {len(self.selected)} selected", style="dim")
-        self.query_one("#reader-status", Static).update(out)
+        self.query_one("#reader-status", Static).update(safe_text(out))
 
     def on_option_list_option_highlighted(self) -> None:
         self.show_status()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
@@ -11,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.coordinate import Coordinate
+from textual.message import Message
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
@@ -20,7 +22,7 @@ from textual.worker import get_current_worker
 from evtui.errors import EvtuiError, QueryError
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
-from evtui.tui.data import LibraryView, judge_cell, judge_lines, score_bar, short
+from evtui.tui.data import judge_cell, judge_lines, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
@@ -33,6 +35,19 @@ if TYPE_CHECKING:
 FIRST_K = 50  # a search asks for this many (or config.k, if larger) ...
 MAX_K = 1000  # ... and fetches more, doubling, when the cursor reaches the last row
 DETAIL_DELAY = 0.06  # seconds the cursor rests before the detail pane follows it
+NARROW = 110  # below this width the detail pane hides until `d` (the sentence column keeps 40+ columns)
+STANCE_CYCLE: tuple[str | None, ...] = (None, "supports", "refutes", "neutral")
+AUTO_CHUNK = 8  # the automatic local judge posts its verdicts this many at a time (a new search cancels it)
+
+
+class AutoVerdicts(Message):
+    """Verdicts of the automatic local judge (or cached ones) for the query they were made for."""
+
+    def __init__(self, query: str, judgments: list[Any], done: bool = False) -> None:
+        super().__init__()
+        self.query = query
+        self.judgments = judgments
+        self.done = done
 
 
 def _methods() -> tuple[tuple[str, ...], str]:
@@ -58,7 +73,16 @@ class SearchScreen(Screen[None]):
         Binding("a", "focus_aspects", "Aspects", id="search.aspects"),
         Binding("r", "results_only", "Results only", id="search.results_only"),
         Binding("m", "next_method", "Next method", show=False, id="search.method"),
-        Binding("f", "focus_filters", "Filters", show=False, id="search.filters"),
+        Binding("f", "focus_filters", "Filters", id="search.filters"),
+        Binding("v", "stance_filter", "Stance", id="search.stance"),
+        Binding("g", "group_papers", "By paper", id="search.group"),
+        Binding("d", "toggle_detail", "Detail", id="search.detail"),
+        Binding("c", "claim_verdicts", "Claim verdicts", id="search.verdicts"),
+        Binding("escape", "close_detail", "Close detail", show=False, id="search.close_detail"),
+        Binding("y", "copy", "Copy", id="search.copy"),
+        Binding("u", "open_link", "Open DOI/PubMed", id="search.link"),
+        Binding("up", "history(-1)", "Earlier query", show=False, id="search.history_back"),
+        Binding("down", "history(1)", "Later query", show=False, id="search.history_forward"),
     ]
 
     def __init__(self) -> None:
@@ -72,6 +96,17 @@ class SearchScreen(Screen[None]):
         self._searching = False
         self._rendered_width = 0
         self._detail_timer: Timer | None = None
+        self.detail_wanted: bool | None = None  # None: the detail pane shows when the terminal is wide enough
+        self.filters_open = False  # on a narrow terminal the filter row shows only after `f`
+        self.stance: str | None = None  # show only rows whose verdict has this stance
+        self.grouped = False  # rows grouped by paper
+        self.kept: list[Evidence] = []  # the result's rows that mention the query's concepts (evtui.honest)
+        self.rows: list[Evidence] = []  # what the table shows: `kept`, filtered by stance, maybe grouped
+        self.group_heads: set[str] = set()  # sentence ids that open a paper's group
+        self.honest_notes: list[str] = []
+        self._resume_focus: Any = None
+        self._history_at: int | None = None  # where ↑/↓ are in the query history (None: the text being typed)
+        self._typed = ""
 
     @property
     def evtui(self) -> EvtuiApp:
@@ -95,6 +130,7 @@ class SearchScreen(Screen[None]):
             yield Select([("judge: local", "local"), ("judge: llm", "llm")],
                          value=judge if judge in ("local", "llm") else "local", id="judge", allow_blank=False)
         yield Static("opening the library…", id="status")
+        yield Static("", id="verdicts")
         with Horizontal(id="main"):
             yield PagedTable(id="results", cursor_type="row", zebra_stripes=True)
             yield TextPane(id="detail")
@@ -102,6 +138,7 @@ class SearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#main").display = False
+        self.apply_layout()
         if self.evtui.library is not None:
             self.library_ready(self.evtui.status_note)
 
@@ -188,6 +225,8 @@ class SearchScreen(Screen[None]):
     # -- searching ---------------------------------------------------------------------------------
     @on(Input.Submitted, "#query")
     def submit(self) -> None:
+        self._history_at = None
+        self.evtui.ui_state.remember_query(self.query_one("#query", Input).value)
         self.run_search()
 
     @on(Input.Submitted, "#paper, #year-from, #year-to")
@@ -251,8 +290,10 @@ class SearchScreen(Screen[None]):
         app = self.evtui
         assert app.searcher is not None
         t0 = app.clock()
+        # dense and hybrid embed candidates as they go: a write, so DuckDB is read-write for them
+        writes = app.library is not None and filters.get("method") in ("dense", "hybrid")
         try:
-            with app.db_lock:
+            with app.library.rw() if writes and app.library is not None else nullcontext(), app.db_lock:
                 result = app.searcher.search(query, k=k, **filters)
         except EvtuiError as exc:
             self.post_message(WorkFailed("Query", str(exc)))
@@ -277,36 +318,51 @@ class SearchScreen(Screen[None]):
         if not same:
             self.judgments.clear()
             self.judge_pending.clear()
+            self.stance = None
+            self.workers.cancel_group(self, "auto-judge")
         parsed = msg.result.query
         bar = self.query_one(AspectBar)
         self._chips_text = self.query_one("#query", Input).value
         bar.set_aspects(parsed.aspects, parsed.mode, edited=bar.edited and "aspects edited by hand" in parsed.notes)
         self.show_mode(parsed.mode)
+        from evtui.honest import honest
+
+        checked = honest(msg.result.evidence, parsed.aspects, msg.result.method)
+        self.kept = checked.evidence
+        self.honest_notes = checked.notes
         self.render_results(keep_row=msg.keep_row)
         n = len(msg.result.evidence)
-        notes = "; ".join(x for x in msg.result.notes if not x.startswith("mode detected") and "edited" not in x)
+        notes = "; ".join(x for x in [*msg.result.notes, *checked.notes]
+                          if not x.startswith("mode detected") and "edited" not in x)
         more = " · ↓ more at the end" if n >= self.search_k and self.search_k < MAX_K else ""
-        self.status(
-            f"{n} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms{more}" + (f" · {notes}" if notes else ""))
+        shown = f"{len(self.kept)} of {n}" if len(self.kept) != n else f"{n}"
+        self.status(Text(f"{shown} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms{more}"
+                         + (f" · {notes}" if notes else ""), style="yellow" if checked.notes else ""))
         table = self.query_one(PagedTable)
-        if n:
+        if self.rows:
             if not msg.keep_row:
                 table.focus()
             self.schedule_detail(table.cursor_row)  # after the rows are on screen
         else:
-            self.query_one(TextPane).show("no matching sentences")
+            self.query_one(TextPane).show(checked.notes[0] if checked.notes and n else "no matching sentences")
+            if not msg.keep_row:
+                table.focus()
+        self.auto_judge()
 
     def render_results(self, *, keep_row: int = 0) -> None:
         if self.result is None:
             return
         table: PagedTable[Evidence] = self.query_one(PagedTable)
         aspects = self.result.query.aspects
-        best = max((e.score for e in self.result.evidence), default=1.0)
+        self.rows = self.display_rows()
         selected = set(self.evtui.selected_ids())
-        width = table.size.width or max(60, self.app.size.width * 2 // 3)
+        width = table.size.width or (self.app.size.width if self.app.size.width < NARROW
+                                     else max(60, self.app.size.width * 2 // 3))
         self._rendered_width = table.size.width
-        fixed = {"#": 4, "score": 11, "judge": 5, "asp": max(3, len(aspects))}
-        sentence_w = max(24, width - sum(fixed.values()) - 2 * (len(fixed) + 1) - 2)
+        # The rank only: rows are in the method's selection order, which is not score order; the score is in
+        # the detail pane with what it means.
+        fixed = {"#": 4, "judge": 5, "asp": max(3, len(aspects))}
+        sentence_w = max(40, width - sum(fixed.values()) - 2 * (len(fixed) + 1) - 2)
         table.clear(columns=True)
         for name, w in fixed.items():
             table.add_column(name, key=name, width=w)
@@ -315,27 +371,213 @@ class SearchScreen(Screen[None]):
 
         def row(e: Evidence) -> tuple[list[Any], str, int | None]:
             sid = e.sentence.id
-            text = highlight(e.sentence.text, e.highlights, aspects)
+            text = Text()
+            if sid in self.group_heads:
+                text.append_text(self.paper_head(e.sentence.paper_id, e.title, sentence_w))
+                text.append("\n")
+            text.append_text(highlight(e.sentence.text, e.highlights, aspects))
             where = f"{short(e.title or e.sentence.paper_id, max(10, sentence_w - 24))} · " \
                     f"{short(e.sentence.section_title or e.sentence.section_kind, 20)}"
-            text.append("\n" + where, style="dim cyan")
+            if sid not in self.group_heads or not self.grouped:
+                text.append("\n" + where, style="dim cyan")
             # the height from wrapping the sentence here: the table need not render every cell to measure it
             height = len(text.wrap(console, sentence_w))
             return ([
-                self.rank_cell(e, sid in selected), score_bar(e.score, best, width=5),
+                self.rank_cell(e, sid in selected),
                 judge_cell(self.judgments.get(sid), sid in self.judge_pending),
                 coverage_marker(e.highlights, aspects), text,
             ], sid, height)
 
-        table.load(self.result.evidence, row, upto=keep_row)
+        table.load(self.rows, row, upto=keep_row)
+        self.update_verdicts()
         if keep_row:
-            table.move_cursor(row=keep_row, animate=False)
+            table.move_cursor(row=min(keep_row, max(0, len(self.rows) - 1)), animate=False)
+
+    # -- verdicts at a glance ----------------------------------------------------------------------
+    def display_rows(self) -> list[Evidence]:
+        """`kept`, with only the chosen stance, grouped by paper (papers in the order of their best row)."""
+        rows = list(self.kept)
+        if self.stance is not None:
+            rows = [e for e in rows if getattr(self.judgments.get(e.sentence.id), "stance", None) == self.stance
+                    and getattr(self.judgments.get(e.sentence.id), "status", "ok") == "ok"]
+        self.group_heads = set()
+        if self.grouped:
+            order: dict[str, list[Evidence]] = {}
+            for e in rows:
+                order.setdefault(e.sentence.paper_id, []).append(e)
+            rows = [e for group in order.values() for e in group]
+            self.group_heads = {group[0].sentence.id for group in order.values()}
+        return rows
+
+    def paper_verdict(self, paper_id: str) -> tuple[dict[str, int], int | None]:
+        """Stance counts and the best judge score among this paper's judged rows."""
+        counts = {"supports": 0, "refutes": 0, "neutral": 0}
+        best: int | None = None
+        for e in self.kept:
+            j = self.judgments.get(e.sentence.id)
+            if e.sentence.paper_id != paper_id or j is None or getattr(j, "status", "ok") != "ok":
+                continue
+            counts[j.stance] = counts.get(j.stance, 0) + 1
+            best = max(best or 0, int(j.score))
+        return counts, best
+
+    def paper_head(self, paper_id: str, title: str, width: int) -> Text:
+        counts, best = self.paper_verdict(paper_id)
+        n = sum(1 for e in self.kept if e.sentence.paper_id == paper_id)
+        out = Text("▌ ", style="bold cyan")
+        out.append(short(title or paper_id, max(10, width - 30)), style="bold cyan")
+        verdict = f"  {n} hit(s) · ▲{counts['supports']} ▼{counts['refutes']} ●{counts['neutral']}"
+        out.append(verdict + (f" · best {best}" if best is not None else ""), style="dim")
+        return out
+
+    def update_verdicts(self) -> None:
+        """The verdict bar: stance counts over the shown results' verdicts, papers, filter and grouping."""
+        counts = {"supports": 0, "refutes": 0, "neutral": 0}
+        for e in self.kept:
+            j = self.judgments.get(e.sentence.id)
+            if j is not None and getattr(j, "status", "ok") == "ok":
+                counts[j.stance] = counts.get(j.stance, 0) + 1
+        out = Text()
+        if self.result is not None and self.kept:
+            out.append(f"▲ {counts['supports']} support", style="green")
+            out.append(" · ")
+            out.append(f"▼ {counts['refutes']} refute", style="red")
+            out.append(" · ")
+            out.append(f"● {counts['neutral']} neutral", style="grey62")
+            out.append(f" · {len({e.sentence.paper_id for e in self.kept})} papers")
+            pending = sum(1 for e in self.kept if e.sentence.id in self.judge_pending)
+            if pending:
+                out.append(f" · judging {pending}…", style="dim")
+            if self.stance is not None:
+                out.append(f" · showing {self.stance} only ({len(self.rows)}; v: next)", style="bold yellow")
+            if self.grouped:
+                out.append(" · by paper (g)", style="bold")
+        if self.has_class("narrow") and not self.filters_open:
+            try:
+                active = {k: v for k, v in self.filters().items() if v is not None and k != "method"}
+            except Exception:  # noqa: BLE001 - a half-typed year: shown when the row opens
+                active = {}
+            if active:
+                out.append(" · filters on (f)", style="bold yellow")
+        self.query_one("#verdicts", Static).update(out, layout=False)
+
+    def action_stance_filter(self) -> None:
+        if self.result is None:
+            return
+        self.stance = STANCE_CYCLE[(STANCE_CYCLE.index(self.stance) + 1) % len(STANCE_CYCLE)]
+        self.render_results()
+        if self.stance is not None and not self.rows:
+            self.query_one(TextPane).show(f"no judged result is {self.stance} (v shows the next stance)")
+        self.schedule_detail(self.query_one(PagedTable).cursor_row)
+
+    def action_group_papers(self) -> None:
+        if self.result is None:
+            return
+        self.grouped = not self.grouped
+        self.render_results()
+        self.schedule_detail(self.query_one(PagedTable).cursor_row)
+
+    # -- layout ------------------------------------------------------------------------------------
+    def apply_layout(self) -> None:
+        """Narrow terminals (80×24 up): the detail pane hides until `d`, and then takes the whole width."""
+        narrow = self.app.size.width < NARROW
+        self.set_class(narrow, "narrow")
+        show = self.detail_wanted if self.detail_wanted is not None else not narrow
+        detail = self.query_one(TextPane)
+        table = self.query_one(PagedTable)
+        controls = self.query_one("#controls")
+        controls.display = not narrow or self.filters_open
+        if not controls.display and self.focused is not None and self.focused.parent is controls:
+            table.focus()
+        detail.display = show
+        table.display = not (narrow and show)
+        if narrow and show and table.has_focus:
+            detail.focus()
+        elif not table.display and not detail.display:
+            table.display = True
+
+    def action_toggle_detail(self) -> None:
+        narrow = self.app.size.width < NARROW
+        shown = self.detail_wanted if self.detail_wanted is not None else not narrow
+        self.detail_wanted = not shown
+        self.apply_layout()
+        table = self.query_one(PagedTable)
+        if self.detail_wanted:
+            self.show_detail(table.cursor_row)
+        elif table.display and self.focused is self.query_one(TextPane):
+            table.focus()
+
+    def action_close_detail(self) -> None:
+        self.detail_wanted = False
+        self.apply_layout()
+        self.query_one(PagedTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_detail":  # Esc closes the detail pane only where it covers the results
+            return self.has_class("narrow") and self.query_one(TextPane).display
+        if action == "history":  # ↑/↓ walk the query history only in the query bar
+            return self.focused is self.query_one("#query", Input)
+        return True
+
+    def action_history(self, step: int) -> None:
+        """↑ the previous query (persisted between runs), ↓ back towards what was being typed."""
+        history = self.evtui.ui_state.history()
+        query = self.query_one("#query", Input)
+        if not history:
+            return
+        if self._history_at is None:
+            if step > 0:
+                return
+            self._typed = query.value
+            at = len(history) - 1
+        else:
+            at = self._history_at + step
+        if at >= len(history):
+            self._history_at = None
+            query.value = self._typed
+        else:
+            self._history_at = max(0, at)
+            query.value = history[self._history_at]
+        query.cursor_position = len(query.value)
+
+    def action_copy(self) -> None:
+        """The sentence with its citation to the clipboard (OSC 52: works over ssh where the terminal allows)."""
+        e = self.current_evidence()
+        view = self.evtui.view
+        if e is None or view is None:
+            self.notify("search first, then copy a result", title="Copy", severity="warning")
+            return
+        from evtui.export import citation
+
+        paper = view.store.paper(e.sentence.paper_id)
+        text = f"“{' '.join(e.sentence.text.split())}” — {citation(paper) if paper else e.sentence.paper_id}"
+        self.app.copy_to_clipboard(text)
+        self.notify("sentence and citation copied (OSC 52: the terminal must allow it)", title="Copy", timeout=3)
+
+    def action_open_link(self) -> None:
+        """The paper's DOI, PubMed or PMC page in the browser."""
+        e = self.current_evidence()
+        view = self.evtui.view
+        paper = view.store.paper(e.sentence.paper_id) if e is not None and view is not None else None
+        if paper is None:
+            self.notify("search first, then open a result's paper page", title="Link", severity="warning")
+            return
+        pmid = paper.pmid or (paper.id.partition(":")[2] if paper.id.upper().startswith("PMID:") else None)
+        url = (f"https://doi.org/{paper.doi}" if paper.doi else
+               f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else
+               f"https://www.ncbi.nlm.nih.gov/pmc/articles/{paper.pmcid}/" if paper.pmcid else None)
+        if url is None:
+            self.notify(f"{paper.id} has no DOI, PMID or PMC id", title="Link", severity="warning")
+            return
+        self.app.open_url(url)
+        self.notify(url, title="Opening", timeout=4)
 
     @staticmethod
     def rank_cell(e: Evidence, selected: bool) -> Text:
         return Text(("✓" if selected else " ") + f"{e.rank:>3}", style="bold green" if selected else "")
 
     def on_resize(self) -> None:
+        self.apply_layout()
         if self.result is not None and self.result.evidence:
             self.call_after_refresh(self._rerender_if_resized)
 
@@ -348,7 +590,9 @@ class SearchScreen(Screen[None]):
     def row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         # The detail pane follows once the cursor rests: holding j moves the cursor at key-repeat speed.
         self.schedule_detail(event.cursor_row)
-        if (self.result is not None and event.cursor_row == len(self.result.evidence) - 1
+        if self.result is not None and event.cursor_row >= self.query_one(PagedTable).row_count - 1:
+            self.auto_judge()  # the rows just rendered get their verdicts too
+        if (self.result is not None and event.cursor_row == len(self.rows) - 1
                 and len(self.result.evidence) >= self.search_k and self.search_k < MAX_K and not self._searching):
             self.run_search(more=True)
 
@@ -359,9 +603,9 @@ class SearchScreen(Screen[None]):
 
     def show_detail(self, row: int) -> None:
         app = self.evtui
-        if self.result is None or not (0 <= row < len(self.result.evidence)) or app.view is None:
+        if self.result is None or not (0 <= row < len(self.rows)) or app.view is None:
             return
-        e = self.result.evidence[row]
+        e = self.rows[row]
         aspects = self.result.query.aspects
         store = app.view.store
         context = store.context(e.sentence.id, window=2)
@@ -389,8 +633,11 @@ class SearchScreen(Screen[None]):
         covered = {h.aspect for h in e.highlights}
         out.append("\naspects ", style="bold")
         out.append_text(coverage_marker(e.highlights, aspects))
-        out.append(f"  {len(covered)}/{len(aspects)} covered · {self.result.method} score {e.score:.2f}\n",
+        out.append(f"  {len(covered)}/{len(aspects)} covered\n", style="dim")
+        out.append(f"rank #{e.rank} of {len(self.result.evidence)} · {self.result.method} score {e.score:.2f}\n",
                    style="dim")
+        out.append("(the method's relevance estimate, higher is more relevant; rows are in its selection order, "
+                   "which also rewards covering aspects the rows above missed)\n", style="dim italic")
         j = self.judgments.get(e.sentence.id)
         if j is not None:
             out.append("\n")
@@ -422,6 +669,12 @@ class SearchScreen(Screen[None]):
         self.notify(f"ranking method: {sel.value}", title="Method", timeout=2)
 
     def action_focus_filters(self) -> None:
+        if self.has_class("narrow"):  # the filter row folds away on a narrow terminal: f opens and closes it
+            self.filters_open = not self.filters_open
+            self.apply_layout()
+            self.update_verdicts()
+            if not self.filters_open:
+                return
         self.query_one("#section", Select).focus()
 
     def current_evidence(self) -> Evidence | None:
@@ -436,14 +689,27 @@ class SearchScreen(Screen[None]):
         e = self.current_evidence()
         if e is None or self.result is None or app.basket is None:
             return
+        # On the UI thread, so every screen sees the basket at once; the switch to read-write waits at most for
+        # one running search or one chunk of the automatic judge (its model loads outside the lock).
         try:
             now = app.basket.toggle(e, self.result.query, self.result.method)
-        except Exception as exc:  # noqa: BLE001 - the database can refuse (disk full, read-only)
+        except Exception as exc:  # noqa: BLE001 - the database can refuse (disk full, read-only, a reader)
             self.notify(f"cannot change the selection: {exc}", title="Select", severity="error")
             return
         n = len(app.selected_ids())
         table.update_cell_at(Coordinate(table.cursor_row, 0), self.rank_cell(e, now))
         self.notify(f"{n} sentence(s) selected · e to export", timeout=2)
+
+    def action_claim_verdicts(self) -> None:
+        """The query verified paper by paper: which papers support it, which refute it, which only mention it."""
+        query = self.result.query.text if self.result is not None else self.current_query()
+        text = query if isinstance(query, str) else query.text
+        if not text.strip():
+            self.notify("type a claim first, then c for the papers' verdicts", title="Verify", severity="warning")
+            return
+        from evtui.tui.screens.verdicts import VerdictsScreen
+
+        self.app.push_screen(VerdictsScreen(text))
 
     def action_open_paper(self) -> None:
         e = self.current_evidence()
@@ -462,18 +728,32 @@ class SearchScreen(Screen[None]):
             return
         table: PagedTable[Evidence] = self.query_one(PagedTable)
         selected = set(self.evtui.selected_ids())
-        for i, e in enumerate(self.result.evidence[: table.row_count]):
+        for i, e in enumerate(self.rows[: table.row_count]):
             table.update_cell_at(Coordinate(i, 0), self.rank_cell(e, e.sentence.id in selected))
+
+    def on_screen_suspend(self) -> None:
+        self._resume_focus = self.focused  # Export, Library, Bench or a dialog opens over this screen
 
     def on_screen_resume(self) -> None:
         self.refresh_selection_marks()
+        self.call_after_refresh(self.restore_focus)
+
+    def restore_focus(self) -> None:
+        """Back from another screen or a dialog: focus where it was (the results, visibly, by default)."""
+        table = self.query_one(PagedTable)
+        target = self._resume_focus
+        if target is None or not target.is_attached or not target.display or not target.focusable:
+            target = table if table.display and table.row_count else self.query_one("#query", Input)
+        target.focus()
+        if target is table and table.row_count:
+            table.move_cursor(row=table.cursor_row, animate=False, scroll=True)
 
     # -- judging -----------------------------------------------------------------------------------
     def visible_evidence(self) -> list[Evidence]:
         """The results the table has rendered (what the user has in front of them)."""
         if self.result is None:
             return []
-        return self.result.evidence[: self.query_one(PagedTable).row_count]
+        return self.rows[: self.query_one(PagedTable).row_count]
 
     def action_judge(self) -> None:
         app = self.evtui
@@ -497,7 +777,7 @@ class SearchScreen(Screen[None]):
         app = self.evtui
         service = app.judge_service()
         assert service is not None and app.library is not None
-        view = LibraryView(app.library)  # its own connection: no wait on a running search
+        view = app.new_view()  # its own connection: no wait on a running search
         try:
             est = service.estimate(parsed, evidence, "llm", app.judge_model(), library=view,
                                    api_base=app.judge_setting("api_base"))
@@ -534,7 +814,8 @@ class SearchScreen(Screen[None]):
     def start_judging(self, judge: str, evidence: list[Evidence]) -> None:
         if self.result is None:
             return
-        todo = [e for e in evidence if e.sentence.id not in self.judgments]
+        # rows with no verdict of this judge (the automatic local verdicts do not stop an LLM run)
+        todo = [e for e in evidence if getattr(self.judgments.get(e.sentence.id), "judge", None) != judge]
         if not todo:
             self.notify("every result in view already has a verdict", title="Judge")
             return
@@ -553,19 +834,39 @@ class SearchScreen(Screen[None]):
         def arrived(j: Any) -> None:
             self.post_message(JudgeScored(j))
 
+        library = app.library
+        rows: list[list[Any]] = []
+
+        def store_rows() -> None:
+            """The verdicts into the cache: DuckDB is read-only between the app's writes (Library.rw)."""
+            if rows:
+                from evtui.judge.cache import JudgmentCache
+
+                with library.rw(), app.db_lock:
+                    JudgmentCache(library.store.con, writable=False).insert_rows(rows)
+                rows.clear()
+
+        def sink(_table: str, new: list[list[Any]]) -> None:
+            rows.extend(new)
+            if judge == "llm":
+                store_rows()  # each paid verdict as it arrives
+
         try:
             if judge == "llm":
                 # The LLM's network waits run on their own connection, so searching goes on meanwhile.
-                view = LibraryView(app.library)
+                view = app.new_view()
                 try:
                     out = service.judge_evidence(view, parsed, evidence, judge="llm", model=app.judge_model(),
                                                  api_base=app.judge_setting("api_base"),
-                                                 max_cost=app.judge_setting("max_cost"), on_result=arrived)
+                                                 max_cost=app.judge_setting("max_cost"), on_result=arrived,
+                                                 sink=sink)
                 finally:
                     view.close()
             else:
                 with app.db_lock:
-                    out = service.judge_evidence(app.library, parsed, evidence, judge=judge, on_result=arrived)
+                    out = service.judge_evidence(library, parsed, evidence, judge=judge, on_result=arrived,
+                                                 sink=sink)
+                store_rows()
         except EvtuiError as exc:
             self.post_message(WorkFailed("Judge", str(exc)))
             out = []
@@ -573,6 +874,82 @@ class SearchScreen(Screen[None]):
             self.post_message(WorkFailed("Judge", f"{type(exc).__name__}: {exc}"))
             out = []
         self.post_message(JudgeDone(list(out), app.clock() - t0))
+
+    def auto_judge(self) -> None:
+        """Verdicts for the rows on screen without asking: cached ones at once, the rest from the local judge
+        (offline, free) in a worker. `s` stays for the LLM judge."""
+        app = self.evtui
+        if self.result is None or app.library is None or app.judge_service() is None:
+            return
+        todo = [e for e in self.visible_evidence()
+                if e.sentence.id not in self.judgments and e.sentence.id not in self.judge_pending]
+        if not todo:
+            return
+        self.judge_pending.update(e.sentence.id for e in todo)
+        self.redraw_judge_cells()
+        self.auto_judge_worker(self.result.query, todo)
+
+    @work(thread=True, group="auto-judge")
+    def auto_judge_worker(self, parsed: ParsedQuery, evidence: list[Evidence]) -> None:
+        app = self.evtui
+        service = app.judge_service()
+        library = app.library
+        assert service is not None and library is not None
+        worker = get_current_worker()
+        rows: list[list[Any]] = []
+        try:
+            if app.judge_model() and str(self.query_one("#judge", Select).value) == "llm":
+                # the LLM's cached verdicts too (never a call): shown instead of the local judge's
+                from evtui.judge.cache import JudgmentCache
+
+                llm = service.make_judge(library, "llm", app.judge_model(), app.judge_setting("api_base"))
+                with app.db_lock:
+                    hits = JudgmentCache(library.store.con, writable=False).lookup(
+                        llm.name, llm.model, llm.prompt_version, parsed, evidence)
+                if hits:
+                    self.post_message(AutoVerdicts(parsed.text, list(hits.values())))
+                    evidence = [e for e in evidence if e.sentence.id not in hits]
+            judge = app.local_judge()  # made (its models loaded) outside db_lock: searches need not wait
+            for i in range(0, len(evidence), AUTO_CHUNK):
+                if worker.is_cancelled:
+                    return
+                chunk = evidence[i:i + AUTO_CHUNK]
+                with app.db_lock:
+                    out = service.judge_evidence(library, parsed, chunk, judge=judge,
+                                                 sink=lambda _t, new: rows.extend(new))
+                self.post_message(AutoVerdicts(parsed.text, list(out)))
+            if rows and not worker.is_cancelled:
+                from evtui.judge.cache import JudgmentCache
+
+                with library.rw(), app.db_lock:  # cached for the next time (and for the CLI beside the app)
+                    JudgmentCache(library.store.con, writable=False).insert_rows(rows)
+        except Exception as exc:  # noqa: BLE001 - no verdicts is a note, never a crash
+            self.post_message(WorkFailed("Judge", f"automatic local judge: {exc}"))
+        finally:
+            self.post_message(AutoVerdicts(parsed.text, [], done=True))
+
+    def on_auto_verdicts(self, msg: AutoVerdicts) -> None:
+        if self.result is None or self.result.query.text != msg.query:
+            return  # an earlier query's verdicts
+        for j in msg.judgments:
+            self.record_judgment(j)
+        if msg.done:
+            ids = {e.sentence.id for e in self.visible_evidence()}
+            self.judge_pending -= ids - set(self.judgments)
+            self.redraw_judge_cells()
+        else:
+            self.update_verdicts()
+        if self.grouped:
+            self.refresh_group_heads()
+
+    def refresh_group_heads(self) -> None:
+        """Per-paper verdicts in the group heads change as verdicts arrive: redraw those cells."""
+        table: PagedTable[Evidence] = self.query_one(PagedTable)
+        for i, e in enumerate(self.rows[: table.row_count]):
+            if e.sentence.id in self.group_heads:
+                cells, _key, _h = table._render_row(e) if table._render_row else ([], "", None)
+                if cells:
+                    table.update_cell_at(Coordinate(i, 3), cells[3])
 
     def on_judge_scored(self, msg: JudgeScored) -> None:
         self.record_judgment(msg.judgment)
@@ -585,6 +962,8 @@ class SearchScreen(Screen[None]):
         ok = [j for j in msg.judgments if getattr(j, "status", "ok") == "ok"]
         failed = len(msg.judgments) - len(ok)  # failed, or skipped under the cost limit
         cost = sum(float(getattr(j, "cost", 0.0) or 0.0) for j in msg.judgments)
+        if not msg.judgments:
+            self.status(Text("the judge gave no verdicts (see the notification)", style="red"))
         if msg.judgments:
             self.status(
                 f"judged {len(ok)} sentence(s) in {msg.seconds:.1f}s" + (f" · {failed} without a verdict" if failed else "")
@@ -604,7 +983,7 @@ class SearchScreen(Screen[None]):
             row = table.get_row_index(sid)
         except Exception:  # noqa: BLE001 - a row not rendered yet gets its cell when it is
             return
-        table.update_cell_at(Coordinate(row, 2), judge_cell(j))
+        table.update_cell_at(Coordinate(row, 1), judge_cell(j))
         if row == table.cursor_row:
             self.show_detail(row)
 
@@ -612,6 +991,7 @@ class SearchScreen(Screen[None]):
         if self.result is None:
             return
         table = self.query_one(PagedTable)
-        for i, e in enumerate(self.result.evidence[: table.row_count]):
+        for i, e in enumerate(self.rows[: table.row_count]):
             sid = e.sentence.id
-            table.update_cell_at(Coordinate(i, 2), judge_cell(self.judgments.get(sid), sid in self.judge_pending))
+            table.update_cell_at(Coordinate(i, 1), judge_cell(self.judgments.get(sid), sid in self.judge_pending))
+        self.update_verdicts()

@@ -12,6 +12,8 @@ from typing import Any, Generic, TypeVar
 
 from textual.widgets import DataTable
 
+from evtui.render import cell
+
 T = TypeVar("T")
 RowSpec = tuple[Sequence[Any], str, "int | None"]  # cells, row key, height (None: fit the content)
 
@@ -48,7 +50,7 @@ class PagedTable(DataTable[Any], Generic[T]):
         stop = min(len(self.items), start + (n or self.PAGE))
         for item in self.items[start:stop]:
             cells, key, height = self._render_row(item)
-            self.add_row(*cells, key=key, height=height)
+            self.add_row(*(cell(c) for c in cells), key=key, height=height)  # paper text: never markup
         return stop - start
 
     def item_at_cursor(self) -> T | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
+from evtui.render import plain, safe_text
+
 
 class TextPane(RichLog):
     def __init__(self, *, id: str | None = None) -> None:
@@ -13,7 +15,7 @@ class TextPane(RichLog):
         self.text = Text()
 
     def show(self, text: Text | str) -> None:
-        self.text = text if isinstance(text, Text) else Text(text)
+        self.text = safe_text(text) if isinstance(text, Text) else plain(text)  # no raw escapes to the terminal
         self.clear()
         self.write(self.text, shrink=True, expand=True, scroll_end=False)
         self.scroll_home(animate=False, immediate=True)

@@ -1,0 +1,329 @@
+"""The verifier's figures: stance as `evtui judge CLAIM --paper ID --json` reports it, speed, and `evidential`'s α.
+
+    python benchmarks/bench_verifier.py stance --shared ../shared/datasets        # SciFact calibration fold + Check-COVID dev
+    python benchmarks/bench_verifier.py speed                                      # 20 sentences, 2 threads
+    python benchmarks/bench_verifier.py alpha --shared ../shared/datasets          # evidential: α by grouped CV
+
+stance: for every claim with evidence, each evidence paper is judged as the CLI does (`Searcher.search(claim,
+k=10, paper=ID)` then the local judge); each gold rationale sentence is scored by the stance the judge gave it — a
+rationale outside the judged top 10 or judged neutral is a miss. SciFact: the paper-grouped fold the verifier never
+trained on (scripts/train_verifier.py `split == "cal"`; its thresholds were chosen on it, so these are in-sample
+for the thresholds only — the cross-fitted figures are in model.json); Check-COVID dev: fully held out.
+alpha: within-paper sentence retrieval for the same claims (gold = rationale sentences): `best`'s top 30 per
+(claim, paper), re-ordered by rank relevance + α·(P(support) + P(refute)); α chosen on 4 claim-grouped folds and
+measured on the fifth, against `best` itself (α = 0). Metrics: nDCG@10 and R@3 of the rationale sentences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+
+def _home() -> Path:
+    from evtui.config import load_config
+
+    return load_config().home
+
+
+def scifact_cal_claims(shared: Path, nei: bool = False) -> list[dict]:
+    """The claims of the verifier's held-out calibration fold (as train_verifier.py splits them); with `nei`, the
+    claims without evidence too."""
+    import train_verifier as tv
+
+    claims = [json.loads(x) for x in (shared / "scifact" / "claims_train.jsonl").open()]
+    uf = tv.UnionFind()
+    for c in claims:
+        for d in list(c["evidence"]) or [str(d) for d in c["cited_doc_ids"]]:
+            uf.union(f"c{c['id']}", f"scifact:{d}")
+    return [c for c in claims if (nei or c["evidence"]) and tv._fold(uf.find(f"c{c['id']}")) == 0]
+
+
+def scifact_items(shared: Path) -> list[tuple[str, str, str, dict[int, str]]]:
+    """(claim id, claim, paper id, {stored position: gold stance}) per evidence paper."""
+    out = []
+    for c in scifact_cal_claims(shared):
+        for doc, sets in c["evidence"].items():
+            gold = {}
+            for s in sets:
+                for i in s["sentences"]:
+                    gold[i + 1] = "supports" if s["label"] == "SUPPORT" else "refutes"  # title is position 0
+            out.append((str(c["id"]), c["claim"], f"scifact:{doc}", gold))
+    return out
+
+
+def checkcovid_items(shared: Path) -> list[tuple[str, str, str, dict[int, str]]]:
+    out = []
+    lab = {"SUPPORT": "supports", "REFUTE": "refutes"}
+    for line in (shared / "check-covid" / "dev" / "covidCheck_dev_composed+extracted.json").open():
+        r = json.loads(line)
+        if r["label"] not in lab:
+            continue
+        gold = {e["sent_index"]: lab[r["label"]] for e in r["evidence_set"]}  # abstract indices: mapped later
+        out.append((str(r["id"]), r["claim"], f"cord:{r['cord_id']}", gold))
+    return out
+
+
+def map_checkcovid(items: list, corpus: Path, library) -> list:  # type: ignore[no-untyped-def]
+    """Abstract sentence indices -> stored positions, with the harness's own text-checked mapping."""
+    from evtui.bench.checkcovid import gold_sentence_ids
+
+    ids = gold_sentence_ids(corpus, library, {pid.removeprefix("cord:") for _c, _q, pid, _g in items})
+    out = []
+    for cid, claim, pid, gold in items:
+        row = ids[pid.removeprefix("cord:")]
+        mapped = {int(row[i].rsplit(":", 1)[1]): lab for i, lab in gold.items() if i < len(row) and row[i]}
+        out.append((cid, claim, pid, mapped))
+    return out
+
+
+def stance_scores(pairs: list[tuple[str, str]]) -> dict:
+    """(gold, predicted) over gold rationale sentences; a neutral or a missing prediction is a miss."""
+    res: dict = {"n": len(pairs)}
+    f1s = []
+    for c in ("supports", "refutes"):
+        tp = sum(1 for g, p in pairs if g == c and p == c)
+        fp = sum(1 for g, p in pairs if g != c and p == c)
+        fn = sum(1 for g, p in pairs if g == c and p != c)
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        res[c] = {"precision": round(prec, 3), "recall": round(rec, 3), "f1": round(f1, 3),
+                  "gold": sum(1 for g, _ in pairs if g == c)}
+        f1s.append(f1)
+    res["macro_f1"] = round(float(np.mean(f1s)), 3)
+    res["judged_top10"] = round(sum(1 for _, p in pairs if p != "missing") / max(1, len(pairs)), 3)
+    res["side_taken"] = round(sum(1 for _, p in pairs if p in ("supports", "refutes")) / max(1, len(pairs)), 3)
+    return res
+
+
+def run_stance(library, items: list, k: int = 10) -> dict:  # type: ignore[no-untyped-def]
+    from evtui.judge.service import judge_evidence, make_judge
+    from evtui.search import Searcher
+
+    searcher = Searcher(library)
+    judge = make_judge(library, "local")
+    pairs: list[tuple[str, str]] = []
+    levels: list[tuple[int, bool]] = []
+    t0 = time.perf_counter()
+    for _cid, claim, pid, gold in items:
+        if library.store.paper(pid) is None:
+            continue
+        res = searcher.search(claim, k=k, paper=pid)
+        js = judge_evidence(library, res.query, res.evidence, judge=judge, sink=lambda _t, _r: None)
+        got = {e.sentence.position: j.stance for e, j in zip(res.evidence, js, strict=True)}
+        for e, j in zip(res.evidence, js, strict=True):
+            levels.append((j.level, e.sentence.position in gold))
+        for pos, g in gold.items():
+            pairs.append((g, got.get(pos, "missing")))
+    out = stance_scores(pairs)
+    by_level = {}
+    for lv in range(6):
+        xs = [g for level, g in levels if level == lv]
+        if xs:
+            by_level[lv * 20] = {"n": len(xs), "gold_rate": round(float(np.mean(xs)), 3)}
+    out["gold_rate_by_score"] = by_level
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def cmd_stance(args: argparse.Namespace) -> None:
+    from evtui.bench.beir import corpus_library
+
+    home = args.home or _home()
+    report = {}
+    lib = corpus_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
+    try:
+        report["scifact_cal"] = run_stance(lib, scifact_items(args.shared))
+    finally:
+        lib.close()
+    corpus = args.shared / "check-covid" / "corpus.json"
+    lib = corpus_library("checkcovid", corpus, home)
+    try:
+        report["checkcovid_dev"] = run_stance(lib, map_checkcovid(checkcovid_items(args.shared), corpus, lib))
+    finally:
+        lib.close()
+    print(json.dumps(report, indent=1))
+
+
+def cmd_speed(args: argparse.Namespace) -> None:
+    from evtui.verify.model import Verifier
+
+    v = Verifier(threads=2)
+    claim = "Vitamin D supplementation reduces the risk of hip fractures in older adults."
+    sents = [f"In {n} randomized trials, vitamin D at 700-800 IU/d reduced the risk of hip fracture by {n}% "
+             f"(relative risk 0.7{n % 10}; 95% CI 0.6 to 0.9) compared with calcium or placebo." for n in range(20)]
+    v.verify(claim, sents)
+    times = []
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        v.verify(claim, sents)
+        times.append(time.perf_counter() - t)
+    print(json.dumps({"sentences": 20, "p50_ms": round(1000 * float(np.median(times)), 1),
+                      "min_ms": round(1000 * min(times), 1), "max_ms": round(1000 * max(times), 1),
+                      "repeat": args.repeat}))
+
+
+def _fold(key: str, k: int = 5) -> int:
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16) % k
+
+
+def _ndcg(rels: list[int], ngold: int, k: int = 10) -> float:
+    """Binary nDCG@k; the ideal ranking has every gold sentence, also those the pool missed."""
+    dcg = sum(r / np.log2(i + 2) for i, r in enumerate(rels[:k]))
+    idcg = sum(1 / np.log2(i + 2) for i in range(min(ngold, k)))
+    return dcg / idcg if idcg else 0.0
+
+
+def cmd_alpha(args: argparse.Namespace) -> None:
+    from evtui.bench.beir import corpus_library
+    from evtui.search import Searcher
+    from evtui.verify.evidential import POOL, previous_texts
+    from evtui.verify.model import default_verifier
+
+    home = args.home or _home()
+    v = default_verifier()
+    report = {}
+    grid = [round(a, 2) for a in np.arange(0, 2.01, 0.1)]
+    for name, corpus, items in (
+            ("scifact_cal", args.shared / "scifact" / "corpus.jsonl", scifact_items(args.shared)),
+            ("checkcovid_dev", args.shared / "check-covid" / "corpus.json", checkcovid_items(args.shared))):
+        lib = corpus_library(name.split("_")[0], corpus, home)
+        if name == "checkcovid_dev":
+            items = map_checkcovid(items, corpus, lib)
+        rows = []
+        try:
+            s = Searcher(lib)
+            for cid, claim, pid, gold in items:
+                if lib.store.paper(pid) is None:
+                    continue
+                res = s.search(claim, k=POOL, paper=pid)
+                if not res.evidence:
+                    continue
+                p = v.probabilities(res.query.text, [e.sentence.text for e in res.evidence],
+                                    previous_texts(lib.store, res.evidence))
+                rel = [1 if e.sentence.position in gold else 0 for e in res.evidence]
+                rows.append((cid.split("_")[0], np.array(rel), p[:, 0] + p[:, 1], len(gold)))
+        finally:
+            lib.close()
+
+        def score(alpha: float, sel: list) -> tuple[float, float]:
+            nd, r3 = [], []
+            for _g, rel, side, ngold in sel:
+                n = len(rel)
+                sc = (1.0 - np.arange(n) / max(1, n)) + alpha * side
+                order = np.argsort(-sc, kind="stable")
+                ranked = list(rel[order])
+                nd.append(_ndcg(ranked, ngold))
+                r3.append(sum(ranked[:3]) / max(1, ngold))
+            return float(np.mean(nd)), float(np.mean(r3))
+
+        folds = [_fold(r[0]) for r in rows]
+        chosen, cv_nd, cv_r3, base_nd, base_r3 = [], [], [], [], []
+        for f in range(5):
+            tr = [r for r, g in zip(rows, folds, strict=True) if g != f]
+            te = [r for r, g in zip(rows, folds, strict=True) if g == f]
+            if not te:
+                continue
+            a = max(grid, key=lambda x: score(x, tr)[0])
+            chosen.append(a)
+            nd, r3 = score(a, te)
+            b_nd, b_r3 = score(0.0, te)
+            cv_nd += [nd] * len(te)
+            cv_r3 += [r3] * len(te)
+            base_nd += [b_nd] * len(te)
+            base_r3 += [b_r3] * len(te)
+        report[name] = {"queries": len(rows), "alpha_per_fold": chosen,
+                        "best": {"ndcg@10": round(float(np.mean(base_nd)), 4), "r@3": round(float(np.mean(base_r3)), 4)},
+                        "evidential_cv": {"ndcg@10": round(float(np.mean(cv_nd)), 4),
+                                          "r@3": round(float(np.mean(cv_r3)), 4)},
+                        "by_alpha_all": {str(a): [round(x, 4) for x in score(a, rows)] for a in (0.0, 0.5, 1.0, 2.0)}}
+    print(json.dumps(report, indent=1))
+
+
+def cmd_pipeline(args: argparse.Namespace) -> None:
+    """The official SciFact pipeline on the calibration-fold claims (NEI claims included): papers per claim and the
+    paper-level thresholds chosen by claim-grouped 5-fold CV on label-only F1, against the shipped defaults."""
+    from evtui.bench.beir import corpus_library
+    from evtui.bench.scifact_verify import score
+    from evtui.search import Searcher
+    from evtui.verify import claims as vc
+    from evtui.verify.model import default_verifier
+    from evtui.verify.scifact import to_prediction
+
+    home = args.home or _home()
+    claims = scifact_cal_claims(args.shared, nei=True)
+    v = default_verifier()
+    lib = corpus_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
+    cached = []  # per claim: the verdict of the top MAXP papers with every sentence's probabilities
+    t0 = time.perf_counter()
+    try:
+        s = Searcher(lib)
+        for c in claims:
+            t = time.perf_counter()
+            cached.append(vc.verify_claim(lib, c["claim"], papers=args.max_papers, searcher=s, verifier=v,
+                                          keep_probs=True))
+            cached[-1].notes.append(f"{time.perf_counter() - t:.3f}")
+    finally:
+        lib.close()
+    per_claim = (time.perf_counter() - t0) / max(1, len(claims))
+
+    def predict(n: int, th_s: float, th_r: float) -> list[dict]:
+        out = []
+        for c, verdict in zip(claims, cached, strict=True):
+            papers = [vc.relabel(p, th_s, th_r) for p in verdict.papers[:n]]
+            out.append(to_prediction(c["id"], vc.ClaimVerdict(verdict.query, papers)))
+        return out
+
+    grid = [(n, a, b) for n in range(1, args.max_papers + 1) for a in (0.5, 0.6, 0.7, 0.8, 0.9)
+            for b in (0.5, 0.6, 0.7, 0.8, 0.9)]
+    folds = [_fold(str(c["id"])) for c in claims]
+    cv_preds: dict[int, dict] = {}
+    chosen = []
+    for f in range(5):
+        tr = [i for i, g in enumerate(folds) if g != f]
+        te = [i for i, g in enumerate(folds) if g == f]
+
+        def f1(setting: tuple[int, float, float], idx: list[int]) -> float:
+            preds = predict(*setting)
+            return score([claims[i] for i in idx], [preds[i] for i in idx])["abstract_label_only"]["f1"]
+
+        best = max(grid, key=lambda g: f1(g, tr))
+        chosen.append(best)
+        preds = predict(*best)
+        for i in te:
+            cv_preds[i] = preds[i]
+    cv = score(claims, [cv_preds[i] for i in range(len(claims))])
+    default = score(claims, predict(3, v.thresholds["supports"], v.thresholds["refutes"]))
+    r4 = {k: round(x["f1"], 4) for k, x in cv.items() if isinstance(x, dict) and "f1" in x}
+    d4 = {k: round(x["f1"], 4) for k, x in default.items() if isinstance(x, dict) and "f1" in x}
+    print(json.dumps({"claims": len(claims), "with_evidence": sum(1 for c in claims if c["evidence"]),
+                      "seconds_per_claim": round(per_claim, 3), "cv_chosen": chosen, "cv_f1": r4,
+                      "default_3_papers_model_thresholds_f1": d4}, indent=1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("stance", "alpha", "pipeline"):
+        sp = sub.add_parser(name)
+        sp.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
+        sp.add_argument("--home", type=Path, default=None)
+    sp.add_argument("--max-papers", type=int, default=5)
+    sp = sub.add_parser("speed")
+    sp.add_argument("--repeat", type=int, default=20)
+    args = ap.parse_args()
+    {"stance": cmd_stance, "speed": cmd_speed, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

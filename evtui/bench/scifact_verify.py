@@ -1,0 +1,354 @@
+"""SciFact claim verification scored as the official SciFact evaluator scores it (Wadden et al., EMNLP 2020).
+
+The definitions follow allenai/scifact `doc/evaluation.md` and the leaderboard scorer (allenai/scifact-evaluator,
+`evaluator/eval.py`), count for count:
+
+- abstract level: a predicted abstract is correct (label-only) when it is a gold evidence abstract of the claim and
+  its label matches; correct (label+rationale) when, besides, some gold evidence set is contained in its first
+  three predicted sentences (first k when the abstract's shortest gold set has k > 3 sentences: the scorer's
+  fix of 2021-12-28, commit 6e3ed95, which the guide's text predates). Precision over predicted abstracts,
+  recall over gold abstracts.
+- sentence level: a predicted sentence of a gold abstract is correctly selected when it belongs to a gold evidence
+  set all of whose sentences were predicted (all predicted sentences count, not only three); selection+label
+  also needs the abstract's label right. Precision over predicted sentences (duplicates included, as the scorer
+  counts `len(sentences)`), recall over gold evidence sentences.
+
+F1 is 2PR/(P+R), and any 0/0 is 0, as in the scorer. Predictions are in the official format, one per claim:
+`{"id", "evidence": {doc_id: {"label": "SUPPORT"|"CONTRADICT", "sentences": [abstract indices, 0-based]}}}`,
+NEI abstracts left out. Sentence indices count the abstract's sentences only (the title is not one of them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from evtui.bench.beir import ProgressFn, corpus_library
+from evtui.bench.runs import ItemResult
+from evtui.bench.scifact import load_claims
+from evtui.config import load_config
+from evtui.errors import EvtuiError
+from evtui.library import Library
+
+LABELS: tuple[str, ...] = ("SUPPORT", "CONTRADICT")
+MAX_ABSTRACT_SENTS = 3  # abstract level reads the first 3 rationale sentences (more if no gold set fits in 3)
+# The four official metric groups, under the names `--json` uses (the scorer's own names in comments).
+GROUPS: tuple[str, ...] = (
+    "abstract_label_only",  # abstract_label_only
+    "abstract_label_rationale",  # abstract_rationalized
+    "sentence_selection",  # sentence_selection
+    "sentence_selection_label",  # sentence_label
+)
+PREFIX = "scifact:"
+DEFAULT_PAPERS = 1  # as evtui.verify.scifact chose it by CV
+
+# predict(library, claims, papers) -> one official prediction per claim (evtui.verify.scifact.predict).
+Predictor = Callable[[Library, list[dict[str, Any]], int], Iterable[Mapping[str, Any]]]
+
+
+# -- stored sentences <-> SciFact indices ------------------------------------------------------------------
+def doc_id_of(paper_id: str) -> str:
+    """The SciFact corpus doc_id of our paper id (`scifact:4983` -> `4983`)."""
+    if not paper_id.startswith(PREFIX) or len(paper_id) == len(PREFIX):
+        raise EvtuiError(f"{paper_id!r} is not a SciFact paper id (scifact:<doc_id>)")
+    return paper_id[len(PREFIX):]
+
+
+def to_scifact_index(paper_id: str, position: int, *, titled: bool = True) -> int | None:
+    """The 0-based SciFact abstract sentence index of the sentence stored at `position` (None for the title).
+
+    The corpus-jsonl loader stores the title at position 0 and abstract sentence i at position i + 1; it stores
+    no headings (a structured abstract's "METHODS:" stays inside its sentence). It would skip an empty sentence
+    and leave out an empty title (`titled=False`), but the SciFact corpus has neither: all 5,183 documents
+    ingest to exactly 1 + len(abstract) sentences, text for text.
+    """
+    doc_id_of(paper_id)
+    if position < 0:
+        raise EvtuiError(f"{paper_id}: no sentence at position {position}")
+    if not titled:
+        return position
+    return position - 1 if position > 0 else None
+
+
+# -- the official scorer -----------------------------------------------------------------------------------
+@dataclass
+class Counts:
+    gold_abstracts: int = 0
+    predicted_abstracts: int = 0
+    correct_label_only: int = 0
+    correct_label_rationale: int = 0
+    gold_sentences: int = 0
+    predicted_sentences: int = 0
+    correct_selection: int = 0
+    correct_selection_label: int = 0
+
+    def __iadd__(self, other: Counts) -> Counts:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        return self
+
+
+def prf(correct: int, predicted: int, gold: int) -> dict[str, float]:
+    precision = correct / predicted if predicted else 0.0
+    recall = correct / gold if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}
+
+
+def metrics(c: Counts) -> dict[str, Any]:
+    """The four metric groups and the counts behind them."""
+    return {
+        "abstract_label_only": prf(c.correct_label_only, c.predicted_abstracts, c.gold_abstracts),
+        "abstract_label_rationale": prf(c.correct_label_rationale, c.predicted_abstracts, c.gold_abstracts),
+        "sentence_selection": prf(c.correct_selection, c.predicted_sentences, c.gold_sentences),
+        "sentence_selection_label": prf(c.correct_selection_label, c.predicted_sentences, c.gold_sentences),
+        "counts": {"gold_abstracts": c.gold_abstracts, "predicted_abstracts": c.predicted_abstracts,
+                   "gold_sentences": c.gold_sentences, "predicted_sentences": c.predicted_sentences},
+    }
+
+
+def _index(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise EvtuiError(f"{where}: sentence index {value!r} is not an integer")
+    return value
+
+
+def gold_evidence(claim: Mapping[str, Any]) -> dict[str, tuple[str, list[set[int]]]]:
+    """{doc_id: (label, evidence sets)} of a gold claim; one label per abstract, as the scorer requires."""
+    if "evidence" not in claim:
+        raise EvtuiError(f"claim {claim.get('id')}: no evidence field (the SciFact test split has no labels)")
+    evidence = claim["evidence"]
+    if not isinstance(evidence, dict):
+        raise EvtuiError(f"claim {claim.get('id')}: evidence is not an object of doc_id -> evidence sets")
+    gold: dict[str, tuple[str, list[set[int]]]] = {}
+    for doc, sets in evidence.items():
+        where = f"claim {claim.get('id')} doc {doc}"
+        if not isinstance(sets, list) or not sets or not all(
+                isinstance(s, dict) and isinstance(s.get("sentences"), list) for s in sets):
+            raise EvtuiError(f"{where}: gold evidence must be a list of {{sentences, label}}")
+        labels = {s.get("label") for s in sets}
+        if len(labels) > 1:
+            raise EvtuiError(f"{where}: conflicting gold labels {sorted(map(str, labels))}")
+        label = labels.pop()
+        if label not in LABELS:
+            raise EvtuiError(f"{where}: gold label {label!r} is not SUPPORT or CONTRADICT")
+        gold[str(doc)] = (label, [{_index(i, where) for i in s["sentences"]} for s in sets])
+    return gold
+
+
+def check_prediction(pred: Any, where: str = "prediction") -> dict[str, dict[str, Any]]:
+    """A prediction's evidence as {doc_id: {"label", "sentences"}}, or a clear error for anything off-format."""
+    if not isinstance(pred, Mapping) or "id" not in pred:
+        raise EvtuiError(f"{where}: not a SciFact prediction (needs id and evidence)")
+    evidence = pred.get("evidence")
+    where = f"{where} for claim {pred['id']}"
+    if not isinstance(evidence, Mapping):
+        raise EvtuiError(f"{where}: evidence must be an object of doc_id -> {{label, sentences}}")
+    out: dict[str, dict[str, Any]] = {}
+    for doc, ev in evidence.items():
+        w = f"{where} doc {doc}"
+        if not isinstance(ev, Mapping) or not isinstance(ev.get("sentences"), list):
+            raise EvtuiError(f"{w}: needs a label and a sentences list")
+        if ev.get("label") not in LABELS:
+            raise EvtuiError(f"{w}: label {ev.get('label')!r} is not SUPPORT or CONTRADICT (NEI docs are left out)")
+        out[str(doc)] = {"label": ev["label"], "sentences": [_index(i, w) for i in ev["sentences"]]}
+    return out
+
+
+def _rationale_sentences(gold_sets: list[set[int]], predicted: set[int], where: str) -> int:
+    """Predicted sentences that complete a gold evidence set (every other sentence of the set predicted too)."""
+    n = 0
+    for ix in predicted:
+        owners = [s for s in gold_sets if ix in s]
+        if len(owners) > 1:  # the scorer asserts this never happens
+            raise EvtuiError(f"{where}: sentence {ix} is in two gold evidence sets; the official scorer cannot score it")
+        if owners and owners[0] <= predicted:
+            n += 1
+    return n
+
+
+def score_claim(claim: Mapping[str, Any], prediction: Mapping[str, Any]) -> Counts:
+    gold = gold_evidence(claim)
+    # Gold sentences are counted as listed, as the scorer does (`len` of each evidence set's list).
+    c = Counts(gold_abstracts=len(gold),
+               gold_sentences=sum(len(s["sentences"]) for sets in claim["evidence"].values() for s in sets))
+    for doc, ev in check_prediction(prediction).items():
+        sentences: list[int] = ev["sentences"]
+        c.predicted_abstracts += 1
+        c.predicted_sentences += len(sentences)
+        if doc not in gold:
+            continue
+        label, sets = gold[doc]
+        right = ev["label"] == label
+        if right:
+            c.correct_label_only += 1
+            first = set(sentences[:max(MAX_ABSTRACT_SENTS, min(len(s) for s in sets))])
+            if any(s <= first for s in sets):
+                c.correct_label_rationale += 1
+        n = _rationale_sentences(sets, set(sentences), f"claim {claim.get('id')} doc {doc}")
+        c.correct_selection += n
+        c.correct_selection_label += n if right else 0
+    return c
+
+
+def claim_f1(c: Counts) -> float:
+    """One claim's abstract label-only F1 (a run's per-item score); 1.0 for rightly predicting nothing."""
+    if not c.gold_abstracts and not c.predicted_abstracts:
+        return 1.0
+    return prf(c.correct_label_only, c.predicted_abstracts, c.gold_abstracts)["f1"]
+
+
+def score(claims: list[Mapping[str, Any]], predictions: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The official metrics of predictions against gold claims: exactly one prediction per claim (any order)."""
+    by_id: dict[str, Mapping[str, Any]] = {}
+    for n, pred in enumerate(predictions, 1):
+        if not isinstance(pred, Mapping) or "id" not in pred:
+            raise EvtuiError(f"prediction {n}: not a SciFact prediction (needs id and evidence)")
+        key = str(pred["id"])
+        if key in by_id:
+            raise EvtuiError(f"two predictions for claim {pred['id']}")
+        by_id[key] = pred
+    ids = [str(c["id"]) for c in claims]
+    if len(set(ids)) != len(ids):
+        raise EvtuiError("the gold claims repeat a claim id")
+    missing = [i for i in ids if i not in by_id]
+    extra = sorted(set(by_id) - set(ids))
+    if missing or extra:
+        what = []
+        if missing:
+            what.append(f"no prediction for {len(missing)} claim(s) ({', '.join(missing[:5])}"
+                        f"{', ...' if len(missing) > 5 else ''})")
+        if extra:
+            what.append(f"{len(extra)} prediction(s) for claims not in the gold file ({', '.join(extra[:5])}"
+                        f"{', ...' if len(extra) > 5 else ''})")
+        raise EvtuiError("; ".join(what) + ": the scorer needs exactly one prediction per gold claim")
+    total = Counts()
+    for claim in claims:
+        total += score_claim(claim, by_id[str(claim["id"])])
+    return {"claims": len(claims), **metrics(total)}
+
+
+def load_predictions(path: Path) -> list[dict[str, Any]]:
+    preds: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                obj = json.loads(line)
+                check_prediction(obj, f"{path} line {lineno}")
+                preds.append(obj)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvtuiError(f"cannot read SciFact predictions {path}: {exc}") from exc
+    return preds
+
+
+def evaluate_files(gold_path: Path, pred_path: Path) -> dict[str, Any]:
+    """`evtui bench scifact-eval`: any system's prediction file scored against a gold claims file."""
+    claims = load_claims(gold_path)
+    return {"task": "verify", "gold": str(gold_path), "predictions": str(pred_path),
+            **score(claims, load_predictions(pred_path))}
+
+
+# -- the benchmark task ------------------------------------------------------------------------------------
+def default_predictor() -> Predictor:
+    """evtui.verify.scifact.predict, or a clear message in a build without the verifier."""
+    try:
+        module = importlib.import_module("evtui.verify.scifact")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("evtui.verify", "evtui.verify.scifact"):
+            raise EvtuiError("this build has no claim verifier (evtui.verify.scifact)") from exc
+        raise
+    predict: Predictor = module.predict
+    return predict
+
+
+def verifier_version() -> str | None:
+    """The shipped verifier's identity (model.json: version and sha256), part of a verify run's resume key so
+    a run resumed after a retrain never mixes two models' predictions; None before a model ships."""
+    manifest = Path(__file__).resolve().parent.parent / "resources" / "verifier" / "model.json"
+    try:
+        m = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return f"{m.get('version', '')}:{str(m.get('sha256', ''))[:12]}" if isinstance(m, dict) else None
+
+
+def run_scifact_verify(
+    corpus: Path,
+    claims_path: Path,
+    *,
+    papers: int = DEFAULT_PAPERS,
+    limit: int | None = None,
+    predict: Predictor | None = None,
+    method: str = "verifier",
+    on_progress: ProgressFn | None = None,
+    home: Path | None = None,
+    done: Mapping[str, ItemResult] | None = None,
+    on_item: Callable[[ItemResult], None] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Verify each claim over the whole corpus and score it officially: (result, parameters for `save_run`).
+
+    The predictor sees each claim's id and text only, never its evidence. Claims in `done` (a killed run's
+    predictions) are not predicted again; `on_item` gets each new prediction with its claim's label-only F1.
+    """
+    if papers < 1:
+        raise EvtuiError("--papers must be at least 1")
+    claims = load_claims(claims_path)
+    claims = claims[:limit] if limit else claims
+    for c in claims:
+        gold_evidence(c)  # a claims file without labels fails before any work
+    predict = predict or default_predictor()
+    t0 = time.perf_counter()
+    library = corpus_library("scifact", corpus, home or load_config().home)
+    gold = {str(c["id"]): c for c in claims}
+    preds: dict[str, Mapping[str, Any]] = {k: v.picked for k, v in (done or {}).items() if k in gold}
+    todo = [{"id": c["id"], "claim": c["claim"]} for c in claims if str(c["id"]) not in preds]
+    try:
+        t_ingest = time.perf_counter() - t0
+        t_item = time.perf_counter()
+        for pred in predict(library, todo, papers) if todo else ():
+            check_prediction(pred, "the predictor's answer")
+            key = str(pred["id"])
+            if key not in gold or key in preds:
+                raise EvtuiError(f"the predictor answered claim {pred['id']}, which was not asked or already answered")
+            preds[key] = pred
+            if on_item:
+                on_item(ItemResult(key, claim_f1(score_claim(gold[key], pred)), dict(pred),
+                                   round(time.perf_counter() - t_item, 4)))
+            t_item = time.perf_counter()
+            if on_progress:
+                on_progress("claims", len(preds), len(claims))
+    finally:
+        library.close()
+    if len(preds) < len(claims):
+        raise EvtuiError(f"the predictor answered {len(preds)} of {len(claims)} claims")
+    scored = score(claims, [preds[str(c["id"])] for c in claims])
+    r4 = {g: {k: round(v, 4) for k, v in scored[g].items()} for g in GROUPS}
+    result: dict[str, Any] = {
+        "task": "verify", "dataset": f"scifact:{claims_path.name}", "method": method, "claims": len(claims),
+        "papers": papers, **r4, "counts": scored["counts"],
+        "per_item": {k: round(claim_f1(score_claim(gold[k], preds[k])), 4) for k in gold},
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+    params = {"corpus": str(corpus), "claims": str(claims_path), "limit": limit, "papers": papers,
+              "timings": {"ingest": round(t_ingest, 2), "verify": round(time.perf_counter() - t0 - t_ingest, 2)}}
+    return result, params
+
+
+def save(library: Library, result: Mapping[str, Any], params: Mapping[str, Any], *, run_id: str | None = None) -> str:
+    """Store a verify run; its metrics flat (`abstract_label_only_f1`, ...) so `evtui bench runs` lists them,
+    the four F1s first (a run's first metric is its headline in the app's bench screen)."""
+    from evtui.bench.runs import save_run
+
+    row: dict[str, Any] = {"dataset": result["dataset"], "task": "verify", "method": result["method"],
+                           "n_items": result["claims"], "n_skipped": 0, "per_item": result["per_item"],
+                           "seconds": result["seconds"]}
+    row.update({f"{g}_f1": result[g]["f1"] for g in GROUPS})
+    row.update({f"{g}_{k}": result[g][k] for g in GROUPS for k in ("precision", "recall")})
+    return save_run(library, row, dict(params), run_id=run_id)

@@ -1,0 +1,309 @@
+"""Reference-manager exports: BibTeX (JabRef, Zotero, Better BibTeX), RIS and CSL-JSON.
+
+Each entry becomes a paper: its metadata from the entry and, where a `file` field (BibTeX `file`, RIS `L1`,
+CSL-JSON `file`) points at a PDF that exists, its text from the PDF. An entry with no readable file is a
+metadata-only paper (its title and abstract as sentences; info "full_text": False, "no full text" in the Library
+screen), so the user sees what is in the library and what is not searchable in full.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from evtui.errors import IngestError
+from evtui.ingest.splitter import split_sentences
+from evtui.models import ParsedPaper, ParsedSentence
+
+Result = Iterator["ParsedPaper | IngestError"]
+_BIB_ENTRY = re.compile(r"^\s*@\s*(article|inproceedings|incollection|book|inbook|misc|phdthesis|mastersthesis|"
+                        r"techreport|unpublished|online|report|conference|preprint|thesis|manual|proceedings|"
+                        r"dataset|software|electronic|webpage)\s*[{(]", re.I | re.M)
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+_BARE = re.compile(r"[^,#}\s)]+")
+_SPECIAL = re.compile(r'\\.|[{}"]', re.S)
+_FIELD = re.compile(r"\s*([A-Za-z][\w\-:.+]*)\s*=\s*")
+_KEY = re.compile(r"\s*([^,\s{}()]{0,500})\s*,")
+
+
+def sniff_refs(name: str, text: str) -> str | None:
+    """'bibtex', 'ris' or 'csl-json' when the file is one (by name or by content), else None."""
+    if name.endswith((".bib", ".bibtex")):
+        return "bibtex"
+    # by content only when the file opens with an entry (after % comments): a paper quoting one stays a paper
+    body = re.sub(r"\A(?:\s*%[^\n]*\n)*\s*", "", text[:20000])
+    if _BIB_ENTRY.match(body):
+        return "bibtex"
+    if name.endswith(".ris") or re.match(r"TY  - [A-Z]+", text):
+        return "ris"
+    if name.endswith((".json", ".csljson", ".csl.json")) and text.startswith("[") and \
+            re.search(r'"(issued|container-title|DOI|author)"\s*:', text[:20000]) and '"type"' in text[:20000]:
+        return "csl-json"
+    return None
+
+
+def _ws(s: str) -> str:
+    return " ".join(s.split())
+
+
+# -- BibTeX --------------------------------------------------------------------------------------------------------
+def _bib_value(s: str, i: int) -> tuple[str, int]:
+    """A field value at s[i:]: {braced}, "quoted" or a bare word/number, with # concatenation."""
+    parts: list[str] = []
+    n = len(s)
+    while i < n:
+        while i < n and s[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        if s[i] in "{\"":
+            # the matching close: scanned from one special character to the next (regex), not char by char
+            quoted = s[i] == '"'
+            depth, j = (0 if quoted else 1), len(s)
+            for m in _SPECIAL.finditer(s, i + 1):
+                c = m.group(0)
+                if c.startswith("\\"):
+                    continue
+                if c == '"' and quoted and depth == 0:
+                    j = m.start()
+                    break
+                depth += 1 if c == "{" else -1 if c == "}" else 0
+                if not quoted and depth == 0:
+                    j = m.start()
+                    break
+            parts.append(s[i + 1:j])
+            i = j + 1
+        else:
+            m = _BARE.match(s, i)  # at a position, never on a slice: a slice copies the rest of a huge file
+            parts.append(m.group(0) if m else "")
+            i = m.end() if m else i + 1
+        while i < n and s[i] in " \t\r\n":
+            i += 1
+        if i < n and s[i] == "#":
+            i += 1
+            continue
+        break
+    return "".join(parts), i
+
+
+_LATEX_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
+                  "v": "\u030c", "=": "\u0304", ".": "\u0307", "u": "\u0306", "H": "\u030b"}
+
+
+def _delatex(s: str) -> str:
+    import unicodedata
+
+    s = re.sub(r"\\([`'^\"~=.])\{?([A-Za-z])\}?", lambda m: m.group(2) + _LATEX_ACCENTS[m.group(1)], s)
+    s = re.sub(r"\\([cvuH])\{([A-Za-z])\}", lambda m: m.group(2) + _LATEX_ACCENTS[m.group(1)], s)
+    s = s.replace("\\&", "&").replace("\\%", "%").replace("\\_", "_").replace("--", "–").replace("~", " ")
+    s = re.sub(r"\\[a-zA-Z]+\s*", "", s)
+    return _ws(unicodedata.normalize("NFC", s.replace("{", "").replace("}", "")))
+
+
+def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """(entry type, citation key, fields lower-cased) for each entry; @string/@comment/@preamble skipped."""
+    for m in re.finditer(r"@\s*([A-Za-z]+)\s*([{(])", text):
+        typ = m.group(1).lower()
+        if typ in ("string", "comment", "preamble"):
+            continue
+        i = m.end()
+        km = _KEY.match(text, i)
+        if not km:
+            continue
+        key = km.group(1)
+        i = km.end()
+        fields: dict[str, str] = {}
+        n = len(text)
+        while i < n:
+            fm = _FIELD.match(text, i)
+            if not fm:
+                break
+            i = fm.end()
+            value, i = _bib_value(text, i)
+            fields[fm.group(1).lower()] = value
+            while i < n and text[i] in " \t\r\n":
+                i += 1
+            if i < n and text[i] == ",":
+                i += 1
+                continue
+            break
+        yield typ, key, fields
+
+
+def _bib_files(value: str, base: Path) -> list[Path]:
+    """The PDFs a `file` field names. JabRef: "Description:path:Type" (";"-separated, "\\:" escaped);
+    Zotero/Better BibTeX: plain paths separated by ";"."""
+    out: list[Path] = []
+    for part in re.split(r"(?<!\\);", value):
+        part = part.strip()
+        if not part:
+            continue
+        fields = re.split(r"(?<!\\):", part)
+        if len(fields) >= 3:  # JabRef
+            cand = ":".join(fields[1:-1]) if not fields[1] else fields[1]
+            if re.fullmatch(r"[A-Za-z]", fields[1]) and len(fields) >= 4:  # a Windows drive letter
+                cand = fields[1] + ":" + fields[2]
+        else:
+            cand = part
+        cand = cand.replace("\\:", ":").replace("\\;", ";").replace("\\\\", "\\")
+        p = Path(cand).expanduser()
+        out.append(p if p.is_absolute() else base / p)
+    return [p for p in out if p.name.lower().endswith((".pdf", ".pdf.gz"))]
+
+
+def load_bibtex(path: Path) -> Result:
+    from evtui.ingest.loaders import _decode, _read_bytes
+
+    text = _decode(path, _read_bytes(path), lenient=True)
+    n = 0
+    for typ, key, f in parse_bibtex(text):
+        n += 1
+        authors = [_delatex(_name_first(a)) for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
+        year_m = re.search(r"\d{4}", f.get("year", "") or f.get("date", ""))
+        meta = {
+            "title": _delatex(f.get("title", "")), "authors": authors, "year": int(year_m.group(0)) if year_m else None,
+            "doi": _clean_doi(f.get("doi", "")), "journal": _delatex(f.get("journal", "") or f.get("booktitle", "")),
+            "pmid": f.get("pmid", "").strip() or None, "abstract": _delatex(f.get("abstract", "")),
+            "key": key, "type": typ,
+        }
+        files = _bib_files(f.get("file", ""), path.parent) if f.get("file") else []
+        yield _paper(path, meta, files, "bib")
+    if n == 0:
+        raise IngestError(str(path), "no BibTeX entries found")
+
+
+def _name_first(name: str) -> str:
+    """"Last, First" -> "First Last"."""
+    name = _ws(name)
+    if "," in name:
+        last, first = name.split(",", 1)
+        return f"{first.strip()} {last.strip()}".strip()
+    return name
+
+
+def _clean_doi(s: str) -> str | None:
+    m = _DOI.search(unquote(s or ""))
+    return m.group(0).rstrip(".,;}") if m else None
+
+
+# -- RIS -------------------------------------------------------------------------------------------------------
+def load_ris(path: Path) -> Result:
+    from evtui.ingest.loaders import _decode, _read_bytes
+
+    text = _decode(path, _read_bytes(path), lenient=True)
+    rec: dict[str, list[str]] = {}
+    n = 0
+    for line in text.splitlines():
+        m = re.match(r"^([A-Z][A-Z0-9])  -\s?(.*)$", line)
+        if not m:
+            continue
+        tag, value = m.group(1), m.group(2).strip()
+        if tag == "ER":
+            if rec:
+                n += 1
+                yield _ris_paper(path, rec, n)
+            rec = {}
+            continue
+        rec.setdefault(tag, []).append(value)
+    if rec:
+        n += 1
+        yield _ris_paper(path, rec, n)
+    if n == 0:
+        raise IngestError(str(path), "no RIS records found (expected TY  - ... ER  - )")
+
+
+def _ris_paper(path: Path, rec: dict[str, list[str]], n: int) -> ParsedPaper | IngestError:
+    def one(*tags: str) -> str:
+        return next((rec[t][0] for t in tags if rec.get(t)), "")
+
+    year_m = re.search(r"\d{4}", one("PY", "Y1", "DA"))
+    files: list[Path] = []
+    for v in rec.get("L1", []) + rec.get("L4", []):
+        p = Path(unquote(urlparse(v).path)) if v.startswith("file:") else Path(v).expanduser()
+        files.append(p if p.is_absolute() else path.parent / p)
+    meta = {
+        "title": _ws(one("TI", "T1", "CT")), "authors": [_name_first(a) for a in rec.get("AU", []) + rec.get("A1", [])],
+        "year": int(year_m.group(0)) if year_m else None, "doi": _clean_doi(one("DO")),
+        "journal": _ws(one("JO", "JF", "T2", "JA")), "pmid": None, "abstract": _ws(one("AB", "N2")),
+        "key": one("ID") or f"{path.stem}-{n}", "type": one("TY").lower(),
+    }
+    return _paper(path, meta, [f for f in files if f.name.lower().endswith((".pdf", ".pdf.gz"))], "ris")
+
+
+# -- CSL-JSON ----------------------------------------------------------------------------------------------------
+def load_csl_json(path: Path) -> Result:
+    from evtui.ingest.loaders import _decode, _read_bytes
+
+    try:
+        data = json.loads(_decode(path, _read_bytes(path)))
+    except json.JSONDecodeError as exc:
+        raise IngestError(str(path), f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    if not isinstance(data, list):
+        raise IngestError(str(path), "expected a CSL-JSON array of items")
+    for n, item in enumerate(data, 1):
+        if not isinstance(item, dict):
+            yield IngestError(str(path), f"item {n}: not an object")
+            continue
+        authors = []
+        for a in item.get("author") or []:
+            if isinstance(a, dict):
+                authors.append(_ws(f"{a.get('given', '')} {a.get('family', '')}") or str(a.get("literal", "")))
+        parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
+        year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
+        files = [Path(str(f)).expanduser() for f in (item.get("file") if isinstance(item.get("file"), list)
+                                                     else [item["file"]] if isinstance(item.get("file"), str) else [])]
+        meta = {
+            "title": _ws(str(item.get("title") or "")), "authors": [a for a in authors if a],
+            "year": int(year) if isinstance(year, (int, str)) and str(year).isdigit() else None,
+            "doi": _clean_doi(str(item.get("DOI") or "")), "journal": _ws(str(item.get("container-title") or "")),
+            "pmid": str(item.get("PMID") or "") or None, "abstract": _ws(str(item.get("abstract") or "")),
+            "key": str(item.get("id") or f"{path.stem}-{n}"), "type": str(item.get("type") or ""),
+        }
+        yield _paper(path, meta, [f if f.is_absolute() else path.parent / f for f in files], "csl")
+
+
+# -- shared --------------------------------------------------------------------------------------------------------
+def _paper(path: Path, meta: dict[str, Any], files: list[Path], prefix: str) -> ParsedPaper | IngestError:
+    """The entry as a paper: the first readable PDF it names for the text, the entry's metadata over the PDF's."""
+    from evtui.ingest.pdf_worker import parse
+
+    title = meta["title"]
+    doi = meta["doi"]
+    pid = f"doi:{doi}" if doi else f"{prefix}:{meta['key']}"
+    problems: list[str] = []
+    for f in files:
+        if not f.is_file():
+            problems.append(f"file not found: {f}")
+            continue
+        got = parse(f)
+        if isinstance(got, IngestError):
+            problems.append(f"{f.name}: {got.reason}")
+            continue
+        got.id = pid
+        got.title = title or got.title
+        if title and got.sentences and got.sentences[0].section_kind == "title":
+            got.sentences[0] = ParsedSentence(title, "Title", "title")
+        got.authors = meta["authors"] or got.authors
+        got.year = meta["year"] or got.year
+        got.doi = doi or got.doi
+        got.journal = meta["journal"] or None
+        got.pmid = meta["pmid"]
+        got.source_path = str(f)
+        got.info["entry"] = str(path)
+        got.notes.extend(problems)
+        return got
+    if not title:
+        return IngestError(str(path), f"entry {meta['key']}: no title and no readable PDF")
+    sents = [ParsedSentence(title, "Title", "title")]
+    sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(meta.get("abstract") or ""))
+    p = ParsedPaper(id=pid, title=title, sentences=sents, authors=meta["authors"], year=meta["year"],
+                    journal=meta["journal"] or None, doi=doi, pmid=meta["pmid"], source_path=str(path))
+    p.info = {"full_text": False}
+    if problems:
+        p.info["missing"] = problems[:5]
+        p.notes.append(f"entry {meta['key']}: metadata only ({problems[0]})")
+    return p

@@ -1,0 +1,223 @@
+"""Zotero: the items of a Zotero data folder (`zotero.sqlite` + `storage/KEY/file.pdf`).
+
+Zotero keeps zotero.sqlite locked (and its WAL unmerged) while it runs, so the database is COPIED (with its -wal
+and -journal files) to a temporary folder and only the copy is opened, read-only: the user's library is never
+written. Item fields (title, date, DOI, publicationTitle, PMID in `extra`), creators in their order, collections
+(a collection also holds its subcollections' items) and PDF attachments (stored: storage/KEY/name.pdf; linked:
+an absolute path). An item without a readable PDF is a metadata-only paper ("no full text").
+
+Re-running picks up new and changed items only: each paper's info keeps a version (the item's dateModified and
+its PDF's size and mtime); with `known_versions` set (the CLI sets it from the library), an item whose version is
+unchanged is not read again (its PDF is not even parsed) and is counted in `skipped`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evtui.errors import IngestError
+from evtui.ingest.splitter import split_sentences
+from evtui.models import ParsedPaper, ParsedSentence
+
+Result = Iterator["ParsedPaper | IngestError"]
+_SKIP_TYPES = ("attachment", "note", "annotation")
+
+
+@dataclass
+class ZoteroRun:
+    """What one `ingest --zotero` asks for and what it skipped."""
+
+    collection: str | None = None
+    known_versions: dict[str, str] = field(default_factory=dict)
+    skipped: int = 0
+
+
+_RUN: ContextVar[ZoteroRun | None] = ContextVar("evtui_zotero_run", default=None)
+
+
+@contextmanager
+def zotero_run(run: ZoteroRun) -> Iterator[ZoteroRun]:
+    token = _RUN.set(run)
+    try:
+        yield run
+    finally:
+        _RUN.reset(token)
+
+
+def find_database(folder: str | Path | None) -> Path:
+    """zotero.sqlite in `folder` (default ~/Zotero), or the file itself when given one."""
+    p = Path(folder or "~/Zotero").expanduser()
+    db = p if p.is_file() else p / "zotero.sqlite"
+    if not db.is_file():
+        raise IngestError(str(db), "no zotero.sqlite here (give the Zotero data folder: Zotero > Settings > "
+                                   "Advanced > Files and Folders)")
+    return db
+
+
+@contextmanager
+def _copy(db: Path) -> Iterator[sqlite3.Connection]:
+    with tempfile.TemporaryDirectory(prefix="evtui-zotero-") as tmp:
+        dest = Path(tmp) / "zotero.sqlite"
+        try:
+            shutil.copyfile(db, dest)
+            for suffix in ("-wal", "-journal"):
+                side = db.with_name(db.name + suffix)
+                if side.is_file():
+                    shutil.copyfile(side, dest.with_name(dest.name + suffix))
+        except OSError as exc:
+            raise IngestError(str(db), f"cannot copy the Zotero database: {exc.strerror or exc}") from exc
+        try:
+            con = sqlite3.connect(f"file:{dest}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise IngestError(str(db), f"not a readable Zotero database ({exc})") from exc
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def load_zotero(path: Path) -> Result:
+    run = _RUN.get() or ZoteroRun()
+    db = find_database(path)
+    with _copy(db) as con:
+        try:
+            items = _items(con, run.collection, db)
+            fields = _fields(con)
+            creators = _creators(con)
+            colls = _collections_of(con)
+            pdfs = _attachments(con, db.parent)
+        except sqlite3.DatabaseError as exc:
+            raise IngestError(str(db), f"not a Zotero database ({exc})") from exc
+    from evtui.ingest.pdf_worker import parse
+
+    for item_id, key, lib_id, modified in items:
+        f = fields.get(item_id, {})
+        pid = f"zotero:{key}" if lib_id == 1 else f"zotero:{lib_id}/{key}"
+        pdf = next((p for p in pdfs.get(item_id, []) if p.is_file()), None)
+        stat = pdf.stat() if pdf else None
+        version = f"{modified}|{stat.st_size}:{stat.st_mtime_ns}" if stat else str(modified)
+        if run.known_versions.get(pid) == version:
+            run.skipped += 1
+            continue
+        title = " ".join((f.get("title") or "").split())
+        year_m = re.search(r"\d{4}", f.get("date", ""))
+        pmid_m = re.search(r"PMID:\s*(\d+)", f.get("extra", ""))
+        doi_m = re.search(r"10\.\d{4,9}/\S+", f.get("DOI", ""))
+        meta = {"title": title, "authors": creators.get(item_id, []), "year": int(year_m.group(0)) if year_m else None,
+                "doi": doi_m.group(0) if doi_m else None, "pmid": pmid_m.group(1) if pmid_m else None,
+                "journal": f.get("publicationTitle") or f.get("proceedingsTitle") or None}
+        info: dict[str, object] = {"zotero_key": key, "zotero_version": version,
+                                   "collections": colls.get(item_id, [])}
+        paper: ParsedPaper | None = None
+        problem = ""
+        if pdf is not None:
+            got = parse(pdf)
+            if isinstance(got, IngestError):
+                problem = got.reason
+            else:
+                paper = got
+                if title and paper.sentences and paper.sentences[0].section_kind == "title":
+                    paper.sentences[0] = ParsedSentence(title, "Title", "title")
+                paper.source_path = str(pdf)
+        elif pdfs.get(item_id):
+            problem = f"PDF not found: {pdfs[item_id][0]}"
+        if paper is None:
+            if not title:
+                yield IngestError(str(db), f"item {key}: no title and no readable PDF")
+                continue
+            sents = [ParsedSentence(title, "Title", "title")]
+            sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(f.get("abstractNote", "")))
+            paper = ParsedPaper(id=pid, title=title, sentences=sents, source_path=str(db))
+            info["full_text"] = False
+            if problem:
+                info["missing"] = [problem]
+                paper.notes.append(f"item {key}: metadata only ({problem})")
+        else:
+            info.update(paper.info)
+        paper.id = pid
+        paper.title = title or paper.title
+        paper.authors = meta["authors"] or paper.authors  # type: ignore[assignment]
+        paper.year = meta["year"] or paper.year  # type: ignore[assignment]
+        paper.doi = meta["doi"] or paper.doi  # type: ignore[assignment]
+        paper.pmid = meta["pmid"]  # type: ignore[assignment]
+        paper.journal = meta["journal"]  # type: ignore[assignment]
+        paper.info = info
+        yield paper
+
+
+def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tuple[int, str, int, str]]:
+    sql = ("SELECT i.itemID, i.key, i.libraryID, i.dateModified FROM items i JOIN itemTypes t USING (itemTypeID)"
+           f" WHERE t.typeName NOT IN ({', '.join('?' * len(_SKIP_TYPES))})"
+           " AND i.itemID NOT IN (SELECT itemID FROM deletedItems)")
+    params: list[object] = list(_SKIP_TYPES)
+    if collection is not None:
+        ids = [r[0] for r in con.execute("SELECT collectionID FROM collections WHERE collectionName = ? COLLATE NOCASE",
+                                         [collection])]
+        if not ids:
+            names = sorted(r[0] for r in con.execute("SELECT collectionName FROM collections"))
+            raise IngestError(str(db), f"no collection named {collection!r} (there are: {', '.join(names[:20]) or 'none'})")
+        sql += (" AND i.itemID IN (WITH RECURSIVE sub(id) AS (SELECT collectionID FROM collections WHERE"
+                f" collectionID IN ({', '.join('?' * len(ids))}) UNION SELECT c.collectionID FROM collections c JOIN sub"
+                " ON c.parentCollectionID = sub.id) SELECT itemID FROM collectionItems WHERE collectionID IN"
+                " (SELECT id FROM sub))")
+        params.extend(ids)
+    return [(int(r[0]), str(r[1]), int(r[2] or 1), str(r[3])) for r in con.execute(sql + " ORDER BY i.itemID", params)]
+
+
+def _fields(con: sqlite3.Connection) -> dict[int, dict[str, str]]:
+    table = "fieldsCombined" if con.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'fieldsCombined'").fetchone() else "fields"
+    out: dict[int, dict[str, str]] = {}
+    for item_id, name, value in con.execute(
+            f"SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN {table} f USING (fieldID)"
+            " JOIN itemDataValues v USING (valueID)"):
+        out.setdefault(int(item_id), {})[str(name)] = "" if value is None else str(value)
+    return out
+
+
+def _creators(con: sqlite3.Connection) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for item_id, first, last in con.execute(
+            "SELECT ic.itemID, c.firstName, c.lastName FROM itemCreators ic JOIN creators c USING (creatorID)"
+            " ORDER BY ic.itemID, ic.orderIndex"):
+        name = " ".join(x for x in (first or "", last or "") if x)
+        if name:
+            out.setdefault(int(item_id), []).append(name)
+    return out
+
+
+def _collections_of(con: sqlite3.Connection) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for item_id, name in con.execute(
+            "SELECT ci.itemID, c.collectionName FROM collectionItems ci JOIN collections c USING (collectionID)"
+            " ORDER BY c.collectionName"):
+        out.setdefault(int(item_id), []).append(str(name))
+    return out
+
+
+def _attachments(con: sqlite3.Connection, base: Path) -> dict[int, list[Path]]:
+    """parent item -> its PDF attachments' paths (stored files under storage/KEY/, linked files as they are)."""
+    out: dict[int, list[Path]] = {}
+    for parent, key, path, ctype in con.execute(
+            "SELECT a.parentItemID, i.key, a.path, a.contentType FROM itemAttachments a JOIN items i USING (itemID)"
+            " WHERE a.parentItemID IS NOT NULL AND a.itemID NOT IN (SELECT itemID FROM deletedItems)"
+            " ORDER BY a.itemID"):
+        p = str(path or "")
+        if ctype != "application/pdf" and not p.lower().endswith(".pdf"):
+            continue
+        if p.startswith("storage:"):
+            f = base / "storage" / str(key) / p.removeprefix("storage:")
+        elif p.startswith("attachments:"):
+            continue  # relative to a "linked attachment base directory" set in Zotero's prefs, not in the DB
+        else:
+            f = Path(p)
+        out.setdefault(int(parent), []).append(f)
+    return out

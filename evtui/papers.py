@@ -1,0 +1,193 @@
+"""The paper-level channel: one Tantivy document per paper (title + abstract), for library-wide retrieval.
+
+Sentence-level BM25 wants a claim's words together in one sentence; a claim is often spread over a paper's
+abstract (the population in one sentence, the outcome in the next), which is why plain whole-abstract BM25 finds
+SciFact's papers better than sentence BM25 does. This index scores papers as BM25 over the title and abstract,
+and `best` uses it across the library (evtui/rank/pipeline.py: a paper prior added to each candidate's relevance,
+and the top papers' sentences pulled into the pool). Within one paper it plays no part.
+
+It is owned by `SentenceIndex` (evtui/index.py), which stages a paper document for every paper whose sentences it
+adds and commits both indexes before the library marks papers ready, so evtui/library.py's crash repair
+(re-index every 'pending' paper) covers it too. An old library without it is rebuilt once on open, like a schema
+change; the version marker is written only after a commit, so a rebuild killed halfway starts again.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tantivy
+
+from evtui.models import Sentence
+
+PAPER_SCHEMA_VERSION = "1"
+MARKER = "evtui-paper-channel-version"
+# A paper without a labelled abstract (a full text that starts with its introduction) is represented by its lead.
+LEAD_SENTENCES = 10
+MAX_QUERY_WORDS = 64
+
+
+def paper_index_path(sentence_index_path: Path) -> Path:
+    return sentence_index_path.with_name(sentence_index_path.name + "-papers")
+
+
+def _schema() -> tantivy.Schema:
+    from evtui.index import SCI_TOKENIZER, SPLIT_TOKENIZER
+
+    b = tantivy.SchemaBuilder()
+    b.add_text_field("paper_id", stored=True, tokenizer_name="raw")
+    b.add_integer_field("year", stored=False, indexed=True, fast=True)
+    b.add_text_field("text", stored=False, tokenizer_name=SCI_TOKENIZER, index_option="freq")
+    b.add_text_field("text_split", stored=False, tokenizer_name=SPLIT_TOKENIZER, index_option="freq")
+    return b.build()
+
+
+def in_abstract(s: Sentence) -> bool:
+    # Structured abstracts label their parts (methods, results, ...) but keep the section title "Abstract".
+    return s.section_kind == "abstract" or s.section_title.strip().lower() == "abstract"
+
+
+@dataclass
+class _Staged:
+    title: str
+    year: int | None
+    abstract: list[str] = field(default_factory=list)
+    lead: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return " ".join([self.title, *(self.abstract or self.lead)]).strip()
+
+
+class PaperIndex:
+    """Title + abstract per paper. Writes are staged and reach Tantivy at `commit` (see the module doc)."""
+
+    def __init__(self, path: Path, *, writable: bool) -> None:
+        from evtui.index import _analyzers
+
+        self.path = path
+        self.writable = writable
+        marker = path / MARKER
+        self.complete = marker.exists() and tantivy.Index.exists(str(path)) and (
+            marker.read_text().strip() == PAPER_SCHEMA_VERSION)
+        if writable and not self.complete and path.exists():
+            shutil.rmtree(path)  # half-built or from another version: rebuilt from scratch
+        self.ix: tantivy.Index | None = None
+        if writable or self.complete:
+            path.mkdir(parents=True, exist_ok=True)
+            self.ix = tantivy.Index(_schema(), path=str(path), reuse=True)
+            for name, analyzer in _analyzers().items():
+                self.ix.register_tokenizer(name, analyzer)
+        self._writer: tantivy.IndexWriter | None = None
+        self._staged: dict[str, _Staged] = {}
+        self._deleted: list[str] = []
+        self._delete_all = False
+
+    # -- writing (called by SentenceIndex) -------------------------------------------------------
+    def claim_writer(self) -> tantivy.IndexWriter:
+        if self.ix is None or not self.writable:
+            raise RuntimeError("paper index opened read-only")
+        if self._writer is None:
+            self._writer = self.ix.writer(heap_size=50_000_000, num_threads=1)
+        return self._writer
+
+    def stage(self, s: Sentence, titles: dict[str, str], years: dict[str, int | None]) -> None:
+        p = self._staged.get(s.paper_id)
+        if p is None:
+            p = self._staged[s.paper_id] = _Staged(titles.get(s.paper_id, ""), years.get(s.paper_id))
+        if s.is_heading:
+            return
+        if s.section_kind == "title":
+            p.title = s.text  # the title as the paper's text has it (the metadata title may be empty)
+        elif in_abstract(s):
+            p.abstract.append(s.text)
+        elif len(p.lead) < LEAD_SENTENCES:
+            p.lead.append(s.text)
+
+    def delete_papers(self, paper_ids: Iterable[str]) -> None:
+        for pid in paper_ids:
+            self._staged.pop(pid, None)  # a delete follows what was staged before it, as in Tantivy
+            self._deleted.append(pid)
+
+    def delete_all(self) -> None:
+        self._staged.clear()
+        self._deleted.clear()
+        self._delete_all = True
+
+    def commit(self) -> None:
+        if self.ix is None or not self.writable:
+            return
+        w = self.claim_writer()
+        if self._delete_all:
+            w.delete_all_documents()
+        for pid in self._deleted:
+            w.delete_documents_by_term("paper_id", pid)
+        for pid, p in self._staged.items():
+            doc: dict[str, object] = {"paper_id": pid, "text": p.text(), "text_split": p.text()}
+            if p.year is not None:
+                doc["year"] = p.year
+            w.add_document(tantivy.Document(**doc))
+        w.commit()
+        self.ix.reload()
+        self._staged.clear()
+        self._deleted.clear()
+        self._delete_all = False
+        if not self.complete:
+            (self.path / MARKER).write_text(PAPER_SCHEMA_VERSION)
+            self.complete = True
+
+    def rollback(self) -> None:
+        self._staged.clear()
+        self._deleted.clear()
+        self._delete_all = False
+        if self._writer is not None:
+            self._writer.rollback()
+
+    def close(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.wait_merging_threads()
+            except Exception:  # noqa: BLE001 - closing must never raise over a merge
+                pass
+            self._writer = None
+
+    # -- reading ---------------------------------------------------------------------------------
+    def num_docs(self) -> int:
+        return int(self.ix.searcher().num_docs) if self.ix is not None else 0
+
+    def paper_ids(self) -> list[str]:
+        """Every indexed paper id (duplicates kept, so a consistency check can see them)."""
+        if self.ix is None:
+            return []
+        searcher = self.ix.searcher()
+        if searcher.num_docs == 0:
+            return []
+        res = searcher.search(tantivy.Query.all_query(), limit=searcher.num_docs, count=False)
+        return [searcher.doc(addr).get_first("paper_id") for _s, addr in res.hits]
+
+    def search(self, words: Sequence[str], limit: int, *, year_from: int | None = None,
+               year_to: int | None = None) -> list[tuple[str, float]]:
+        """(paper id, BM25) of the top `limit` papers for a bag of words; [] when the channel is not built."""
+        if self.ix is None or not self.complete or not words:
+            return []
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for w in list(dict.fromkeys(words))[:MAX_QUERY_WORDS]:
+            cleaned = w.replace('"', " ").replace("\\", " ").strip()
+            if not cleaned:
+                continue
+            try:
+                q = self.ix.parse_query(f'"{cleaned}"', ["text", "text_split"], {"text": 1.0, "text_split": 0.6})
+            except ValueError:
+                continue
+            clauses.append((tantivy.Occur.Should, q))
+        if not clauses:
+            return []
+        query = tantivy.Query.boolean_query(clauses)
+        if year_from is not None or year_to is not None:
+            years = tantivy.Query.range_query(_schema(), "year", tantivy.FieldType.Integer, year_from, year_to)
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, years)])
+        searcher = self.ix.searcher()
+        res = searcher.search(query, limit=limit, count=False)
+        return [(searcher.doc(addr).get_first("paper_id"), float(score)) for score, addr in res.hits]

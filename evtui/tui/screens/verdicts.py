@@ -1,0 +1,147 @@
+"""Claim-level verdicts: which papers of the library support the query, which refute it, which only mention it."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from evtui.render import safe_text
+from evtui.tui.widgets.keybar import KeyBar
+
+if TYPE_CHECKING:
+    from evtui.tui.app import EvtuiApp
+    from evtui.verify.claims import ClaimVerdict
+
+_LABEL = {"SUPPORT": ("▲ supports", "bold green"), "CONTRADICT": ("▼ refutes", "bold red"),
+          "NEI": ("● no evidence", "dim")}
+
+
+class VerdictsDone(Message):
+    def __init__(self, verdict: ClaimVerdict, seconds: float) -> None:
+        super().__init__()
+        self.verdict = verdict
+        self.seconds = seconds
+
+
+class VerdictsFailed(Message):
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+
+class VerdictsScreen(Screen[None]):
+    """Opened with `v` from Search: the query verified paper by paper with the offline verifier (in a worker)."""
+
+    BINDINGS = [
+        Binding("enter", "open_paper", "Open paper", id="verdicts.open"),
+        Binding("j", "cursor_down", "Down", show=False, id="verdicts.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="verdicts.up"),
+        Binding("escape", "close", "Back", id="verdicts.back"),
+    ]
+    DEFAULT_CSS = """
+    VerdictsScreen #verdicts-head { padding: 0 1; height: auto; }
+    VerdictsScreen OptionList { height: 1fr; }
+    """
+
+    def __init__(self, query: str, papers: int = 10) -> None:
+        super().__init__()
+        self.claim = query
+        self.papers = papers
+        self.verdict: ClaimVerdict | None = None
+
+    @property
+    def evtui(self) -> EvtuiApp:
+        return cast("EvtuiApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="verdicts-head")
+        yield OptionList(id="verdicts-list")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        head = Text(self.claim + "\n", style="bold")
+        head.append(f"verifying the {self.papers} best-matching papers with the offline verifier…", style="dim")
+        self.query_one("#verdicts-head", Static).update(safe_text(head))
+        self.query_one(OptionList).focus()
+        self.verify()
+
+    @work(thread=True, exclusive=True, group="verdicts")
+    def verify(self) -> None:
+        from evtui.verify.claims import verify_claim
+
+        searcher = self.evtui.searcher
+        if searcher is None:
+            self.post_message(VerdictsFailed("the library is still opening"))
+            return
+        t0 = time.perf_counter()
+        try:
+            verdict = verify_claim(searcher.library, self.claim, papers=self.papers, searcher=searcher)
+        except Exception as exc:  # noqa: BLE001 - any failure is a notification, never a crash
+            self.post_message(VerdictsFailed(str(exc) or type(exc).__name__))
+            return
+        self.post_message(VerdictsDone(verdict, time.perf_counter() - t0))
+
+    def on_verdicts_failed(self, msg: VerdictsFailed) -> None:
+        self.notify(msg.reason, title="Verify", severity="error")
+        self.query_one("#verdicts-head", Static).update(safe_text(Text(f"{self.claim}\ncould not verify: "
+                                                                         f"{msg.reason}", style="red")))
+
+    def on_verdicts_done(self, msg: VerdictsDone) -> None:
+        self.verdict = v = msg.verdict
+        head = Text(self.claim + "\n", style="bold")
+        head.append(v.summary_line(), style="bold")
+        head.append(f"   verifier {v.model} · offline, trained on SciFact + Check-COVID · a side only above its "
+                    f"precision threshold · {msg.seconds:.1f}s", style="dim")
+        self.query_one("#verdicts-head", Static).update(safe_text(head))
+        ol = self.query_one(OptionList)
+        ol.clear_options()
+        if not v.papers:
+            ol.add_option(Option(Text("no paper in the library matches this query", style="yellow"), disabled=True))
+            return
+        for n, p in enumerate(v.papers):
+            label, style = _LABEL[p.label]
+            line = Text()
+            line.append(f"{label:<14}", style=style)
+            line.append(f"{p.confidence:4.2f}  ", style="dim")
+            line.append(p.title or p.paper_id, style="bold")
+            line.append(f"  {p.paper_id}", style="cyan")
+            for r in p.rationales:
+                line.append("\n    ")
+                line.append(f"#{r.position} ", style="dim")
+                line.append(r.text)
+                line.append(f"  (P support {r.p_support:.2f} · refute {r.p_refute:.2f})", style="dim")
+            if not p.rationales:
+                line.append("\n    mentions the topic; no sentence takes a side", style="dim")
+            ol.add_option(Option(safe_text(line), id=str(n)))
+
+    def action_cursor_down(self) -> None:
+        self.query_one(OptionList).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one(OptionList).action_cursor_up()
+
+    def action_open_paper(self) -> None:
+        ol = self.query_one(OptionList)
+        if self.verdict is None or ol.highlighted is None:
+            return
+        option = ol.get_option_at_index(ol.highlighted)
+        if option.id is None:
+            return
+        p = self.verdict.papers[int(option.id)]
+        from evtui.tui.screens.reader import ReaderScreen
+
+        focus = p.rationales[0].sentence_id if p.rationales else None
+        self.app.push_screen(ReaderScreen(p.paper_id, None, "verify", [], focus=focus))
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,157 @@
+"""Claim-level verdicts: which papers of the library support a claim, which refute it, which only mention it.
+
+The claim is searched library-wide with `best`; the papers of the top hits are verified one by one: every sentence
+of a short paper (an abstract), the paper's best-ranked sentences for a long one. A paper SUPPORTs (CONTRADICTs) the
+claim when one of its sentences clears the verifier's precision threshold for that side; otherwise it is NEI (it
+mentions the topic without evidence either way). Rationales are its sentences that took the paper's side, most
+probable first (SciFact's scorer reads the first three).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from evtui.verify.model import Verifier, default_verifier
+
+if TYPE_CHECKING:
+    from evtui.library import Library
+    from evtui.search import Searcher
+
+LABEL_OF = {"supports": "SUPPORT", "refutes": "CONTRADICT"}
+SEARCH_K = 60  # sentences searched library-wide to find the papers
+SHORT_PAPER = 40  # a paper with at most this many sentences is verified whole (abstracts are ~10)
+PER_PAPER = 12  # sentences verified in a longer paper: its best-ranked ones for the claim
+MAX_RATIONALES = 3
+
+
+@dataclass
+class Rationale:
+    sentence_id: str
+    position: int
+    text: str
+    stance: str
+    p_support: float
+    p_refute: float
+
+
+@dataclass
+class PaperVerdict:
+    paper_id: str
+    title: str
+    label: str  # SUPPORT | CONTRADICT | NEI
+    confidence: float
+    rationales: list[Rationale] = field(default_factory=list)
+    # Every verified sentence with its probabilities (for benchmarks that re-label at other thresholds).
+    scored: list[Rationale] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, object]:
+        d = asdict(self)
+        d.pop("scored")
+        d["confidence"] = round(self.confidence, 3)
+        for r in d["rationales"]:
+            r["p_support"], r["p_refute"] = round(r["p_support"], 3), round(r["p_refute"], 3)
+        return d
+
+
+@dataclass
+class ClaimVerdict:
+    query: str
+    papers: list[PaperVerdict]
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        labels = [p.label for p in self.papers]
+        return {"supports": labels.count("SUPPORT"), "refutes": labels.count("CONTRADICT"),
+                "no_evidence": labels.count("NEI")}
+
+    def summary_line(self) -> str:
+        s = self.summary
+        return (f"{s['supports']} paper{'s' * (s['supports'] != 1)} support · {s['refutes']} refute"
+                f"{'s' * (s['refutes'] == 1)} · {s['no_evidence']} mention it without evidence")
+
+    def to_json(self) -> dict[str, object]:
+        return {"query": self.query, "verdict": self.summary, "papers": [p.to_json() for p in self.papers]}
+
+
+def paper_label(probs: np.ndarray, th_support: float, th_refute: float) -> tuple[str, float]:
+    """SUPPORT / CONTRADICT when some sentence clears that side's threshold (the more probable side wins)."""
+    if not len(probs):
+        return "NEI", 0.0
+    s, r = float(probs[:, 0].max()), float(probs[:, 1].max())
+    if r >= th_refute and r > s:
+        return "CONTRADICT", r
+    if s >= th_support:
+        return "SUPPORT", s
+    return "NEI", float(1.0 - max(s, r))
+
+
+def _rationales(label: str, sents: list[Rationale], th_support: float, th_refute: float) -> list[Rationale]:
+    """The paper's sentences on its side that clear that side's threshold, most probable first."""
+    if label == "NEI":
+        return []
+    if label == "SUPPORT":
+        keep = [r for r in sents if r.p_support >= th_support and r.p_support >= r.p_refute]
+        keep.sort(key=lambda r: -r.p_support)
+        stance = "supports"
+    else:
+        keep = [r for r in sents if r.p_refute >= th_refute and r.p_refute > r.p_support]
+        keep.sort(key=lambda r: -r.p_refute)
+        stance = "refutes"
+    return [Rationale(r.sentence_id, r.position, r.text, stance, r.p_support, r.p_refute)
+            for r in keep[:MAX_RATIONALES]]
+
+
+def relabel(p: PaperVerdict, th_support: float, th_refute: float) -> PaperVerdict:
+    """The same paper's verdict at other thresholds (needs `scored`, kept with `keep_probs=True`)."""
+    probs = np.array([[r.p_support, r.p_refute] for r in p.scored]).reshape(-1, 2)
+    label, conf = paper_label(probs, th_support, th_refute)
+    return PaperVerdict(p.paper_id, p.title, label, conf, _rationales(label, p.scored, th_support, th_refute),
+                        p.scored)
+
+
+def verify_claim(library: Library, claim: str, *, papers: int = 5, searcher: Searcher | None = None,
+                 verifier: Verifier | None = None, paper_ids: Sequence[str] | None = None,
+                 keep_probs: bool = False, thresholds: tuple[float, float] | None = None) -> ClaimVerdict:
+    """Verdicts for the `papers` best-matching papers (or exactly `paper_ids`), in retrieval order. `thresholds`
+    (supports, refutes) for a paper's side default to the verifier's sentence thresholds."""
+    from evtui.search import Searcher
+
+    searcher = searcher or Searcher(library)
+    verifier = verifier or default_verifier()
+    notes: list[str] = []
+    hits_by_paper: dict[str, list[int]] = {}
+    if paper_ids is None:
+        res = searcher.search(claim, k=SEARCH_K, method="best")
+        notes.extend(res.notes)
+        for e in res.evidence:
+            hits_by_paper.setdefault(e.sentence.paper_id, []).append(e.sentence.position)
+        chosen = list(hits_by_paper)[:papers]
+    else:
+        chosen = list(paper_ids)
+    out: list[PaperVerdict] = []
+    for pid in chosen:
+        sents = [s for s in library.store.sentences(pid) if not s.is_heading]
+        if not sents:
+            continue
+        by_pos = {s.position: s for s in sents}
+        body = [s for s in sents if s.section_kind != "title"]
+        if len(body) > SHORT_PAPER:
+            within = searcher.search(claim, k=PER_PAPER, paper=pid, method="best")
+            keep = {e.sentence.position for e in within.evidence} | set(hits_by_paper.get(pid, []))
+            body = [s for s in body if s.position in keep]
+        prevs = [by_pos[s.position - 1].text if s.position - 1 in by_pos else "" for s in body]
+        probs = verifier.probabilities(claim, [s.text for s in body], prevs)
+        th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])
+        label, conf = paper_label(probs, th_s, th_r)
+        title = (p.title if (p := library.store.paper(pid)) else "")
+        scored = [Rationale(s.id, s.position, s.text, verifier.decide(pr), float(pr[0]), float(pr[1]))
+                  for s, pr in zip(body, probs, strict=True)]
+        out.append(PaperVerdict(pid, title, label, conf, _rationales(label, scored, th_s, th_r),
+                                scored if keep_probs else []))
+    return ClaimVerdict(query=claim, papers=out, model=verifier.version, notes=notes)

@@ -1,0 +1,59 @@
+"""Words that let a rationale name why a sentence supports or refutes a claim.
+
+The verifier decides the stance; these cues only explain it in the user's words ("reports a decrease in risk; the
+query asserts a reduction → supports"), and flag non-significant results, which are never "primary" evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UP = re.compile(r"\b(?:increas\w*|higher|elevat\w*|rais\w*|greater|promot\w*|induc\w*|enhanc\w*|upregulat\w*|"
+                 r"up-regulat\w*|stimulat\w*|caus\w*|activat\w*|worsen\w*|exacerbat\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|lower\w*|reduc\w*|declin\w*|inhibit\w*|suppress\w*|attenuat\w*|"
+                   r"downregulat\w*|down-regulat\w*|diminish\w*|prevent\w*|protect\w*|improv\w*|alleviat\w*)\b", re.I)
+_NEGATED = re.compile(r"\b(?:did not|does not|do not|was not|were not|is not|are not|has not|have not|cannot|"
+                      r"failed to|no significant|not significantly|no (?:association|effect|difference|evidence|"
+                      r"change|increase|decrease|reduction|benefit|correlation)|not associated|unrelated to)\b", re.I)
+_ASSOC = re.compile(r"\b(?:associat\w*|correlat\w*|linked|related|predict\w*|risk)\b", re.I)
+# A result the authors call non-significant: an explicit phrase, or a p-value above 0.05.
+_NONSIG_WORDS = re.compile(r"\b(?:not (?:statistically )?significant(?:ly)?|non-?significant(?:ly)?|"
+                           r"no (?:statistically )?significant|did not reach (?:statistical )?significance|"
+                           r"n\.s\.)", re.I)
+_PVALUE = re.compile(r"\bp\s*(?:=|>|≥|>=)\s*(0?\.\d+)", re.I)
+
+
+def non_significant(text: str) -> bool:
+    """True when the sentence reports a non-significant result (and no significant one beside it)."""
+    if _NONSIG_WORDS.search(text):
+        return True
+    values = [float(v) for v in _PVALUE.findall(text) if v.replace(".", "", 1).isdigit()]
+    small = re.search(r"\bp\s*(?:<|≤|<=)\s*0?\.0\d*", text, re.I)
+    return bool(values) and all(v > 0.05 for v in values) and not small
+
+
+def _cue(text: str) -> str:
+    """The finding's direction in a few words, e.g. "a decrease", "no effect", "an association"."""
+    if _NEGATED.search(text):
+        m = _NEGATED.search(text)
+        return f"“{m.group(0).lower()}”" if m else "a negated finding"
+    up, down = _UP.search(text), _DOWN.search(text)
+    if up and (not down or up.start() < down.start()):
+        return f"“{up.group(0).lower()}”"
+    if down:
+        return f"“{down.group(0).lower()}”"
+    m = _ASSOC.search(text)
+    return f"“{m.group(0).lower()}”" if m else ""
+
+
+def explain(claim: str, sentence: str, stance: str, p: float) -> str:
+    """Why the verifier's stance, as a clause for the rationale."""
+    if stance == "neutral":
+        return f"takes no side on the claim (P(neutral) {p:.2f})"
+    s_cue, q_cue = _cue(sentence), _cue(claim)
+    arrow = "supports" if stance == "supports" else "refutes"
+    if s_cue and q_cue:
+        return f"reports {s_cue}, the query asserts {q_cue} → {arrow} (P {p:.2f})"
+    if s_cue:
+        return f"reports {s_cue} → {arrow} (P {p:.2f})"
+    return f"the verifier reads it as {'supporting' if stance == 'supports' else 'refuting'} the query (P {p:.2f})"

@@ -1,0 +1,149 @@
+"""The trained verifier at run time: int8 ONNX through onnxruntime, no torch.
+
+(claim, sentence, previous sentence) -> calibrated P(supports), P(refutes), P(neutral). The model, its temperature
+and the precision-chosen thresholds for taking a side ship in evtui/resources/verifier (model.json records the
+sha256 of model.int8.onnx, the training data and the held-out figures; scripts/train_verifier.py writes both).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evtui.errors import EvtuiError
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "verifier"
+TOKENIZER = Path(__file__).resolve().parent.parent / "resources" / "minilm" / "tokenizer.json"
+LABELS = ("supports", "refutes", "neutral")
+BATCH = 32
+# The same rule as training (scripts/train_verifier.py): the previous sentence is read only when the sentence
+# opens with a word that points back to it.
+_ANAPHOR = re.compile(r"^(?:this|these|those|such|it|they|its|their|both|the latter|the former|here|thus|"
+                      r"therefore|however|in contrast|similarly|moreover|furthermore|in addition)\b", re.I)
+
+
+def pair_text(sentence: str, prev: str) -> str:
+    return f"{sentence} [SEP] {prev}" if prev and _ANAPHOR.match(sentence) else sentence
+
+
+def encode_pairs(tok: Any, claims: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(input_ids, attention_mask, token_type_ids) for (claim, text) pairs, padded to the longest (training uses it
+    too, so the model is trained on exactly what it reads at run time)."""
+    enc = tok.encode_batch(list(zip(claims, texts, strict=True)))
+    n = max(len(e.ids) for e in enc)
+    ids = np.zeros((len(enc), n), dtype=np.int64)
+    tt = np.zeros_like(ids)
+    am = np.zeros_like(ids)
+    for i, e in enumerate(enc):
+        m = len(e.ids)
+        ids[i, :m], tt[i, :m], am[i, :m] = e.ids, e.type_ids, 1
+    return ids, am, tt
+
+
+@dataclass(frozen=True, slots=True)
+class StanceProbs:
+    """The verifier's reading of one sentence against one claim."""
+
+    p_support: float
+    p_refute: float
+    p_neutral: float
+    stance: str  # supports | refutes | neutral, after the thresholds
+
+    @property
+    def p_side(self) -> float:
+        """P(support) + P(refute): how much the sentence bears on the claim either way (+VeriRel's signal)."""
+        return self.p_support + self.p_refute
+
+    @property
+    def confidence(self) -> float:
+        """The probability of the label given (for neutral: of not taking a side)."""
+        return {"supports": self.p_support, "refutes": self.p_refute}.get(self.stance, self.p_neutral)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Verifier:
+    """Thread-safe after construction (onnxruntime sessions are); build one with `default_verifier()`."""
+
+    def __init__(self, folder: Path = MODEL_DIR, threads: int = 2) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        try:
+            manifest = json.loads((folder / "model.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise EvtuiError(f"the verifier model is missing or unreadable in {folder}: {exc}") from exc
+        path = folder / manifest["file"]
+        if not path.is_file():
+            raise EvtuiError(f"the verifier model file {path} is missing; reinstall evtui")
+        digest = _sha256(path)
+        if digest != manifest["sha256"]:
+            raise EvtuiError(f"the verifier model {path} does not match its sha256 in model.json "
+                             f"({digest[:12]} != {manifest['sha256'][:12]}); reinstall evtui")
+        self.version: str = manifest["version"]
+        self.temperature = float(manifest["temperature"])
+        self.thresholds: dict[str, float] = dict(manifest["thresholds"])
+        self.manifest = manifest
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        self._tok = Tokenizer.from_file(str(TOKENIZER))
+        self._tok.enable_truncation(max_length=int(manifest.get("max_len", 128)), strategy="only_second")
+        self._tok.no_padding()
+        self._lock = threading.Lock()  # the tokenizer's truncation settings are shared state
+
+    def _encode(self, claims: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        with self._lock:
+            return encode_pairs(self._tok, claims, texts)
+
+    def probabilities(self, claim: str, sentences: Sequence[str], prevs: Sequence[str] | None = None) -> np.ndarray:
+        """(n, 3) calibrated probabilities, columns supports / refutes / neutral."""
+        if not sentences:
+            return np.zeros((0, 3), dtype=np.float32)
+        prevs = prevs if prevs is not None else [""] * len(sentences)
+        texts = [pair_text(s, p) for s, p in zip(sentences, prevs, strict=True)]
+        out = np.zeros((len(texts), 3), dtype=np.float32)
+        order = np.argsort([len(t) for t in texts], kind="stable")  # similar lengths batch with little padding
+        for i in range(0, len(order), BATCH):
+            b = order[i:i + BATCH]
+            ids, am, tt = self._encode([claim] * len(b), [texts[j] for j in b])
+            logits = self._session.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
+            z = logits / self.temperature
+            z = z - z.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            out[b] = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def decide(self, p: np.ndarray) -> str:
+        """A side only when its calibrated probability clears the threshold chosen for precision."""
+        if p[1] >= self.thresholds["refutes"] and p[1] > p[0]:
+            return "refutes"
+        if p[0] >= self.thresholds["supports"] and p[0] >= p[1]:
+            return "supports"
+        return "neutral"
+
+    def verify(self, claim: str, sentences: Sequence[str], prevs: Sequence[str] | None = None) -> list[StanceProbs]:
+        probs = self.probabilities(claim, sentences, prevs)
+        return [StanceProbs(float(p[0]), float(p[1]), float(p[2]), self.decide(p)) for p in probs]
+
+
+@lru_cache(maxsize=1)
+def default_verifier() -> Verifier:
+    """The shipped model, loaded once per process (the sha256 check reads the 23 MB file once)."""
+    return Verifier()

