@@ -99,6 +99,7 @@ class Library:
         self.store = Store(self.config.db_path, read_only=read_only, memory_limit=self.config.db_memory)
         self.index: SearchBackend
         self.notes: list[str] = []  # what opening repaired or could not, for the user
+        self._snapshot_dir: Path | None = None  # a read-only home's index copy (see _index_snapshot)
         try:
             self.index = self._open_index(read_only)
         except BaseException:
@@ -123,7 +124,7 @@ class Library:
             self.recovered: list[str] = []
             return
         try:
-            if self.index.rebuilt and self.store.stats()["sentences"]:
+            if (self.index.rebuilt or self.store.get_meta("reindex_pending") == "1") and self.store.stats()["sentences"]:
                 self.reindex_all()
             self.recovered = self.recover()
         except Exception as exc:  # noqa: BLE001 - a failed repair must not make the library unreadable
@@ -158,8 +159,11 @@ class Library:
             except ValueError as exc:
                 if is_lock_error(exc):
                     raise LibraryLockedError(describe(home)) from exc
+                if is_unwritable(exc) and read_only:
+                    # Tantivy writes a lock file even to read, so a read-only data home (a read-only mount, a
+                    # shared folder) is searched through a private copy of its index, removed on close.
+                    return self._index_snapshot()
                 if is_unwritable(exc):
-                    # Tantivy writes a lock file even to read: a read-only data home cannot be searched in place.
                     raise EvtuiError(f"the search index at {self.config.index_path} cannot be opened: its folder is "
                                      "not writable (a read-only file system or permissions), and the index needs "
                                      "to write a lock file even to search; copy the data home somewhere writable "
@@ -176,6 +180,30 @@ class Library:
                 self.notes.append(f"the search index was damaged ({short_reason(exc, 100)}); rebuilt it from the "
                                   "database")
         raise AssertionError("unreachable")
+
+    def _index_snapshot(self) -> SearchBackend:
+        """A read-only copy of the search indexes (sentences and papers) in a temporary folder, for a data home
+        that cannot be written: the copy is searched instead, and removed when the library closes."""
+        import shutil
+        import tempfile
+
+        from evtui.index import SentenceIndex
+        from evtui.papers import paper_index_path
+
+        src = self.config.index_path
+        tmp = Path(tempfile.mkdtemp(prefix="evtui-index-"))
+        try:
+            shutil.copytree(src, tmp / src.name)
+            if paper_index_path(src).is_dir():
+                shutil.copytree(paper_index_path(src), paper_index_path(tmp / src.name))
+            index = SentenceIndex(tmp / src.name, writable=False)
+        except Exception as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise EvtuiError(f"the data home {self.config.home} is read-only and its search index could not be "
+                             f"copied to search it ({type(exc).__name__}: {exc})") from exc
+        self._snapshot_dir = tmp
+        self.notes.append(f"the data home is read-only: searching a copy of its index ({tmp})")
+        return index
 
     @contextmanager
     def rw(self, wait: float = RW_WAIT) -> Iterator[None]:
@@ -207,6 +235,12 @@ class Library:
             self.store.close()
         if not self.read_only:
             release(self.config.home)
+        snapshot = getattr(self, "_snapshot_dir", None)
+        if snapshot is not None:
+            import shutil
+
+            shutil.rmtree(snapshot, ignore_errors=True)
+            self._snapshot_dir = None
 
     def __enter__(self) -> Library:
         return self
@@ -244,6 +278,9 @@ class Library:
             self._reindex_all()
 
     def _reindex_all(self) -> None:
+        # Marked in DuckDB until the rebuild's single commit: a rebuild killed half way (the damaged index was
+        # already removed) is started again by the next open instead of leaving an index that silently lacks papers.
+        self.store.set_meta("reindex_pending", "1")
         self.index.delete_all()
         papers = [p.id for p in self.store.papers()]
         for i in range(0, len(papers), 500):
@@ -251,6 +288,7 @@ class Library:
             titles, years = self.store.titles_years(chunk)
             self.index.add(self.store.sentences_of(chunk), titles, years)
         self.index.commit()
+        self.store.set_meta("reindex_pending", "0")
 
     def check_consistency(self) -> dict[str, object]:
         from evtui.repair import verify_database

@@ -641,3 +641,55 @@ def test_a_giant_paper_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert len(lib.store.sentences(pid)) == 300
         res = Searcher(lib).search("aspirin reduces colorectal cancer", k=5, paper=pid, method="best")
         assert len(res.evidence) == 5 and any("ranked its 40 best word matches" in n for n in res.notes)
+
+
+# -- 11. a read-only data home still serves searches ---------------------------------------------------------------
+def test_a_read_only_home_searches_a_copy_of_its_index(papers_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Tantivy writes a lock file even to read; on a read-only mount (simulated: the open fails as it does there)
+    the library searches a private copy of its index, removed on close, and says so."""
+    import evtui.library as library_mod
+
+    with Library(load_config()) as lib:
+        lib.ingest([papers_dir])
+    real = library_mod.open_backend
+
+    def read_only_fs(config: object, *, writable: bool = True) -> object:
+        raise ValueError("Failed to open index: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "
+                         "\"Read-only file system\" })")
+
+    monkeypatch.setattr(library_mod, "open_backend", read_only_fs)
+    lib = Library(load_config(), read_only=True)
+    try:
+        snapshot = lib._snapshot_dir
+        assert snapshot is not None and snapshot.is_dir()
+        assert any("read-only" in n and "copy of its index" in n for n in lib.notes)
+        from evtui.search import Searcher
+
+        hits = Searcher(lib).search("aspirin colorectal cancer", k=3, method="bm25").evidence
+        assert hits and "aspirin" in hits[0].sentence.text.lower()
+    finally:
+        lib.close()
+    assert not snapshot.exists()
+    monkeypatch.setattr(library_mod, "open_backend", real)
+
+
+# -- 6. a rebuild killed half way is started again -------------------------------------------------------------------
+def test_a_rebuild_killed_before_its_commit_is_redone_by_the_next_open(papers_dir: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+
+    with Library(load_config()) as lib:
+        lib.ingest([papers_dir])
+        n = lib.check_consistency()["db_sentences"]
+    shutil.rmtree(load_config().index_path)  # damaged and removed: the next open rebuilds from DuckDB...
+    code = ("import os\nfrom evtui.index import SentenceIndex\nfrom evtui.library import Library\n"
+            "from evtui.config import load_config\n"
+            "SentenceIndex.commit = lambda self: os._exit(9)\n"  # ...and is killed before the rebuild's commit
+            "Library(load_config())\n")
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), capture_output=True, timeout=300)
+    assert proc.returncode == 9, proc.stderr[-2000:]
+    with Library(load_config()) as lib:  # the next open sees the unfinished rebuild and does it again
+        check = lib.check_consistency()
+        assert check["consistent"] and check["db_sentences"] == n, check

@@ -351,6 +351,34 @@ def test_library_screen_shows_pdf_reading_and_no_full_text() -> None:
     run(flow)
 
 
+def test_library_screen_filters_by_zotero_collection(tmp_path: Path) -> None:
+    from test_tui import library_screen, run
+
+    from evtui.tui.app import EvtuiApp
+
+    z = _zotero(tmp_path)
+    assert main(["ingest", "--zotero", str(z.folder)]) == 0
+
+    async def flow() -> None:
+        app = EvtuiApp(load_config())
+        async with app.run_test(size=(160, 40)) as pilot:
+            screen = await library_screen(app, pilot)
+            table = screen.query_one("#papers")
+            everything = table.row_count
+            assert everything == 3 and screen.collections
+            await pilot.press("z")
+            await pilot.pause()
+            ids = {str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+            assert screen.collection == "Birds" and ids == {"zotero:IUHL0002", "zotero:INOP0003"}
+            assert "collection: Birds" in str(screen.query_one("#library-stats").render())
+            for _ in screen.collections:
+                await pilot.press("z")
+            await pilot.pause()
+            assert screen.collection is None and table.row_count == everything
+
+    run(flow)
+
+
 def test_an_unlabelled_abstract_is_kept_and_affiliations_and_page_numbers_are_not() -> None:
     p = parse_pdf(PDFS / "unlabelled-abstract.pdf")
     assert p.title == "Aspirin lowers fever in adults: a trial" and p.authors == ["Ann Poe", "Bo Lee"]

@@ -49,6 +49,7 @@ class LibraryScreen(Screen[None]):
         Binding("m", "embed", "Embed library", id="library.embed"),
         Binding("c", "cancel_embed", "Cancel embedding", id="library.cancel_embed"),
         Binding("ctrl+r", "reload", "Reload", id="library.reload"),
+        Binding("z", "next_collection", "Collection", id="library.collection"),
     ]
 
     def __init__(self) -> None:
@@ -56,6 +57,8 @@ class LibraryScreen(Screen[None]):
         self.ingesting = False
         self.embedding = False
         self._stop_embedding = threading.Event()
+        self.collection: str | None = None  # a Zotero collection to list only, or None for every paper
+        self.collections: list[str] = []
 
     @property
     def evtui(self) -> EvtuiApp:
@@ -85,10 +88,22 @@ class LibraryScreen(Screen[None]):
             return
         papers = view.store.papers()
         stats = view.store.stats()
+        infos = view.store.paper_infos()  # how PDFs were read, "no full text" entries, Zotero collections
+        self.collections = sorted({str(c) for i in infos.values() for c in (i.get("collections") or [])})
+        if self.collection is not None and self.collection not in self.collections:
+            self.collection = None
+        if self.collection is not None:
+            papers = [p for p in papers if self.collection in (infos.get(p.id, {}).get("collections") or [])]
         formats = ", ".join(f"{k} {v:,}" for k, v in stats["formats"].items())  # type: ignore[attr-defined]
+        coll = ""
+        if self.collections:
+            n = len(papers)
+            coll = (f"   collection: {self.collection} ({n:,} paper{'s' * (n != 1)}) · z next" if self.collection
+                    else f"   {len(self.collections)} collection(s) · z to list one")
         self.query_one("#library-stats", Static).update(Text.assemble(
             (f"{stats['papers']:,} papers · {stats['sentences']:,} sentences", "bold"),
-            (f"   {formats}" if formats else "   empty: add files or folders below", "dim")))
+            (f"   {formats}" if formats else "   empty: add files or folders below", "dim"),
+            (coll, "cyan")))
         table: PagedTable[Paper] = self.query_one("#papers", PagedTable)
         keep = table.cursor_row
         table.clear(columns=True)
@@ -98,7 +113,6 @@ class LibraryScreen(Screen[None]):
         table.add_column("sentences", width=9)
         table.add_column("format", width=12)
         table.add_column("source", width=28)
-        infos = view.store.paper_infos()  # how PDFs were read, "no full text" entries, Zotero collections
 
         def row(p: Paper) -> tuple[list[object], str, int | None]:
             info = infos.get(p.id)
@@ -109,6 +123,15 @@ class LibraryScreen(Screen[None]):
         table.load(papers, row, upto=min(keep, max(0, len(papers) - 1)))
         if papers:
             table.move_cursor(row=min(keep, len(papers) - 1), animate=False)
+
+    def action_next_collection(self) -> None:
+        """List one Zotero collection's papers at a time: every paper → each collection in turn → every paper."""
+        if not self.collections:
+            self.notify("no collections in this library (they come with `evtui ingest --zotero`)", title="Library")
+            return
+        order: list[str | None] = [None, *self.collections]
+        self.collection = order[(order.index(self.collection) + 1) % len(order)]
+        self.action_reload()
 
     def action_cursor_down(self) -> None:
         self.query_one("#papers", PagedTable).action_cursor_down()
