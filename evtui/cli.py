@@ -19,7 +19,7 @@ from evtui.cli_flags import add_search_flags, search_kwargs
 from evtui.errors import EvtuiError
 from evtui.render import plain, safe
 
-err = Console(stderr=True)
+err = Console(stderr=True, emoji=False)  # paper text is never read as :emoji: codes (nor as markup)
 PAPERS_ON_SCREEN = 200  # `evtui papers` on a terminal: a table this long (in a pager); piped: every paper, as TSV
 
 
@@ -88,7 +88,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(result.to_json())
         return 0
-    out = Console()
+    out = Console(emoji=False)
     aspects = result.query.aspects
     out.print(f"[bold]{result.query.mode}[/] · {result.method}  ", aspect_chips(aspects))
     for note in result.notes:
@@ -193,7 +193,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
         summary = read_summary(infos.get(p.id), p.n_sentences)
         table.add_row(plain(p.id, oneline=True), str(p.year or ""), plain(p.title[:100], oneline=True),
                       str(p.n_sentences), plain(source_label(p, infos.get(p.id)) + (f"\n{summary}" if summary else "")))
-    console = Console()
+    console = Console(emoji=False)
     if len(papers) > console.height:
         with console.pager(styles=True):
             console.print(table)
@@ -213,7 +213,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(doc)
         return 0
-    out = Console()
+    out = Console(emoji=False)
     p = doc["paper"]
     out.print(f"[bold]{safe(p['title'])}[/]")
     out.print(safe(", ".join(p["authors"][:8]) + (" et al." if len(p["authors"]) > 8 else "")))
@@ -240,7 +240,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(stats)
         return 0
-    out = Console()
+    out = Console(emoji=False)
     out.print(f"[bold]library[/] {safe(stats['home'])}")
     out.print(f"papers {stats['papers']:,} · sentences {stats['sentences']:,} · index docs {stats['index_docs']:,}")
     out.print(f"database {stats['db_bytes'] / 1e6:.1f} MB · index {stats['index_bytes'] / 1e6:.1f} MB")
@@ -401,7 +401,7 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     for r in results:
         table.add_row(r["task"], plain(r["method"]), str(r["n_items"]), str(r["n_skipped"]),
                       f"{r['aspect_recall']:.1f}", f"{r['seconds']:.1f}")
-    Console().print(table)
+    Console(emoji=False).print(table)
     return 0
 
 
@@ -496,7 +496,7 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
         _emit_json(res)
         return 0
     # One row per measure: readable at any terminal width. nDCG is 0-1, recalls are percent.
-    out = Console()
+    out = Console(emoji=False)
     out.print(f"[bold]{safe(res['dataset'])}[/] · {safe(res['method'])} · {res['n_queries']} claims · "
               f"{res['seconds']:.1f}s")
     table = Table()
@@ -578,7 +578,7 @@ def _verify_table(res: dict[str, Any], title: str) -> None:
 
     names = ("abstract · label only", "abstract · label + rationale", "sentence · selection",
              "sentence · selection + label")
-    out = Console()
+    out = Console(emoji=False)
     out.print(title)
     table = Table()
     for col in ("measure", "precision", "recall", "F1"):
@@ -607,7 +607,7 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
         table.add_row(*(plain(r[k], oneline=True) for k in ("id", "created_at", "dataset", "task", "method")),
                       plain(metrics), str(r["n_items"]), f"{r['seconds']:.1f}",
                       plain(r["status"], "" if r["status"] == "done" else "yellow"))
-    Console().print(table)
+    Console(emoji=False).print(table)
     return 0
 
 
@@ -687,7 +687,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
                     "aspects": [a.to_json() for a in result.query.aspects], "judge": judge.name,
                     "model": judge.model, "results": results})
         return 0
-    out = Console()
+    out = Console(emoji=False)
     kind = "local judge (offline, not an LLM)" if judge.name == "local" else "LLM judge"
     out.print(f"[bold]{result.query.mode}[/] · {kind} [cyan]{safe(judge.model)}[/] · prompt {judge.prompt_version}")
     if not pairs:
@@ -744,7 +744,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(verdict.to_json())
         return 0
-    out = Console()
+    out = Console(emoji=False)
     out.print(f"[bold]{safe(verdict.query)}[/] · verifier [cyan]{safe(verdict.model)}[/] (offline, trained; "
               f"a side only above its precision threshold)")
     out.print(f"[bold]{verdict.summary_line()}[/]")

@@ -693,3 +693,16 @@ def test_a_rebuild_killed_before_its_commit_is_redone_by_the_next_open(papers_di
     with Library(load_config()) as lib:  # the next open sees the unfinished rebuild and does it again
         check = lib.check_consistency()
         assert check["consistent"] and check["db_sentences"] == n, check
+
+
+# -- 2. paper text is shown as written: no :emoji: codes either -----------------------------------------------------
+def test_emoji_codes_in_paper_text_print_literally(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = tmp_path / "emo"
+    d.mkdir()
+    (d / "e.md").write_text("# Aspirin :smile: and colorectal cancer\n\n"
+                            "Aspirin :warning: reduced colorectal cancer incidence.\n", encoding="utf-8")
+    assert main(["ingest", str(d)]) == 0
+    capsys.readouterr()
+    assert main(["search", "aspirin colorectal cancer", "--k", "2", "--method", "bm25"]) == 0
+    out = capsys.readouterr().out
+    assert ":warning:" in out and "⚠" not in out and "😄" not in out
