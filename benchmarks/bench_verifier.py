@@ -187,7 +187,7 @@ def _ndcg(rels: list[int], ngold: int, k: int = 10) -> float:
 def cmd_alpha(args: argparse.Namespace) -> None:
     from evtui.bench.beir import corpus_library
     from evtui.search import Searcher
-    from evtui.verify.evidential import POOL, previous_texts
+    from evtui.verify.evidential import POOL
     from evtui.verify.model import default_verifier
 
     home = args.home or _home()
@@ -210,7 +210,7 @@ def cmd_alpha(args: argparse.Namespace) -> None:
                 if not res.evidence:
                     continue
                 p = v.probabilities(res.query.text, [e.sentence.text for e in res.evidence],
-                                    previous_texts(lib.store, res.evidence))
+                                    lib.store.previous_texts([e.sentence.id for e in res.evidence]))
                 rel = [1 if e.sentence.position in gold else 0 for e in res.evidence]
                 rows.append((cid.split("_")[0], np.array(rel), p[:, 0] + p[:, 1], len(gold)))
         finally:

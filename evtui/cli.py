@@ -769,7 +769,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _verify_claims_file(args: argparse.Namespace) -> int:
-    """SciFact claims in, official SciFact predictions out (one line per claim, written atomically)."""
+    """SciFact claims in, official SciFact predictions out (one line per claim, written as exports are)."""
     from pathlib import Path
 
     from evtui.bench.scifact import load_claims
@@ -777,15 +777,15 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
 
     if not args.out:
         raise EvtuiError("--claims needs --out PRED.jsonl")
+    from evtui.export import write_text_file
+
     claims = load_claims(Path(args.claims))
     out_path = Path(args.out)
-    tmp = out_path.with_name(f".{out_path.name}.tmp")
-    n = 0
-    with _open_library(args, reading=True) as lib, tmp.open("w", encoding="utf-8") as fh:
-        for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers):
-            fh.write(json.dumps(pred, ensure_ascii=False) + "\n")
-            n += 1
-    os.replace(tmp, out_path)
+    with _open_library(args, reading=True) as lib:
+        lines = [json.dumps(pred, ensure_ascii=False) + "\n"
+                 for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers)]
+    write_text_file(out_path, "".join(lines))
+    n = len(lines)
     if args.json:
         _emit_json({"claims": n, "out": str(out_path)})
     else:

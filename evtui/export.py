@@ -324,13 +324,9 @@ def _umask() -> int:
     return mask
 
 
-def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = False) -> int:
-    """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact); `plain`:
-    Markdown notes without the aspect tags."""
-    items = Basket(library).items()
-    if not items:
-        raise EvtuiError("the selection is empty: select sentences first (space in the app)")
-    text = render(items, fmt, plain=plain)
+def write_text_file(out: Path, text: str) -> None:
+    """Write `text` to exactly `out`, atomically (a failed write leaves any old file intact), refusing folders,
+    devices and FIFOs, keeping a replaced file's mode: every file evtui writes for the user goes through here."""
     out = out.expanduser()
     try:  # is_dir() itself raises for a name the OS refuses (too long)
         if out.is_dir():
@@ -351,7 +347,7 @@ def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = 
     # new file, never followed, so nothing outside the chosen path is written.
     tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".evtui-export.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".evtui-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             os.fchmod(fh.fileno(), mode)
@@ -360,4 +356,13 @@ def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = 
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         raise EvtuiError(f"cannot write {out}: {exc.strerror or exc}") from exc
+
+
+def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = False) -> int:
+    """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact); `plain`:
+    Markdown notes without the aspect tags."""
+    items = Basket(library).items()
+    if not items:
+        raise EvtuiError("the selection is empty: select sentences first (space in the app)")
+    write_text_file(out, render(items, fmt, plain=plain))
     return len(items)

@@ -366,6 +366,16 @@ class Store:
             [r[0], r[1] - window, r[1] + window]).fetchall()
         return [Sentence(*x) for x in rows]
 
+    def previous_texts(self, sentence_ids: Sequence[str]) -> list[str]:
+        """Each sentence's previous sentence in its paper, in order ('' for a first sentence or after a heading):
+        the verifier's context, one query for the whole batch."""
+        rows = self.con.execute(
+            "SELECT s.id, p.text, p.is_heading FROM sentences s JOIN sentences p"
+            " ON p.paper_id = s.paper_id AND p.position = s.position - 1 WHERE s.id IN (SELECT unnest(?))",
+            [list(sentence_ids)]).fetchall()
+        prev = {sid: ("" if heading else text) for sid, text, heading in rows}
+        return [prev.get(sid, "") for sid in sentence_ids]
+
     def all_sentence_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT id FROM sentences").fetchall()}
 

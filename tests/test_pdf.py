@@ -9,6 +9,7 @@ import gzip
 import json
 import shutil
 import sqlite3
+import sys
 import zlib
 from pathlib import Path
 
@@ -23,6 +24,9 @@ from evtui.ingest import detect_format, iter_papers, pdf_worker
 from evtui.ingest.pdf import parse_pdf
 from evtui.library import Library
 from evtui.models import ParsedPaper
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from fuzz_loaders import _pdf  # noqa: E402 - the harness builds the bad PDFs; the tests reuse its builder
 
 PDFS = Path(__file__).parent / "fixtures" / "pdf"
 RAO = PDFS / "PMC2768302.pdf"
@@ -108,19 +112,6 @@ def test_pdf_detected_and_gzip_read(tmp_path: Path) -> None:
 
 
 # -- bad PDFs -----------------------------------------------------------------------------------------------------
-def _pdf(objs: list[bytes], trailer: bytes = b"") -> bytes:
-    out = b"%PDF-1.4\n"
-    offs = []
-    for i, o in enumerate(objs, 1):
-        offs.append(len(out))
-        out += f"{i} 0 obj\n".encode() + o + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offs)
-    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R ".encode() + trailer + f">>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return out
-
-
 _BASE = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
          b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>"]
 _TEXT = b"BT /F1 12 Tf 72 700 Td (Hello) Tj ET"

@@ -67,12 +67,7 @@ class LocalJudge:
 
     def _stances(self, query: ParsedQuery, evidence: list[Evidence]) -> list[StanceProbs]:
         """The verifier over every sentence at once (one batch), each with its previous sentence as context."""
-        store = self.library.store
-        prevs = []
-        for e in evidence:
-            ctx = store.context(e.sentence.id, window=1)
-            prev = [s for s in ctx if s.position == e.sentence.position - 1 and not s.is_heading]
-            prevs.append(prev[0].text if prev else "")
+        prevs = self.library.store.previous_texts([e.sentence.id for e in evidence])
         return self.verifier.verify(query.text, [e.sentence.text for e in evidence], prevs)
 
     def _verdict(self, query: ParsedQuery, e: Evidence, p: float, x: np.ndarray,

@@ -8,26 +8,16 @@ adds α times how much the sentence bears on the query either way. α was chosen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from evtui.models import Evidence, ParsedQuery
+from evtui.store import Store
 from evtui.verify.model import Verifier
 
 POOL = 30
 ALPHA = 0.85  # the median of the 10 folds' CV choices (SciFact fold 0 and Check-COVID dev, 5 each)
-
-
-def previous_texts(store: object, evidence: Sequence[Evidence]) -> list[str]:
-    """Each sentence's previous sentence in its paper ('' for the first or a heading)."""
-    out = []
-    for e in evidence:
-        ctx = store.context(e.sentence.id, window=1)  # type: ignore[attr-defined]
-        prev = [s for s in ctx if s.position == e.sentence.position - 1 and not s.is_heading]
-        out.append(prev[0].text if prev else "")
-    return out
 
 
 def combine(n: int, p_side: np.ndarray, alpha: float) -> np.ndarray:
@@ -36,11 +26,12 @@ def combine(n: int, p_side: np.ndarray, alpha: float) -> np.ndarray:
     return rel + alpha * p_side
 
 
-def rerank(verifier: Verifier, parsed: ParsedQuery, evidence: list[Evidence], k: int, store: object,
+def rerank(verifier: Verifier, parsed: ParsedQuery, evidence: list[Evidence], k: int, store: Store,
            alpha: float = ALPHA) -> list[Evidence]:
     if not evidence:
         return []
-    probs = verifier.probabilities(parsed.text, [e.sentence.text for e in evidence], previous_texts(store, evidence))
+    probs = verifier.probabilities(parsed.text, [e.sentence.text for e in evidence],
+                                   store.previous_texts([e.sentence.id for e in evidence]))
     score = combine(len(evidence), probs[:, 0] + probs[:, 1], alpha)
     order = sorted(range(len(evidence)), key=lambda i: (-score[i], i))[:k]
     return [replace(evidence[i], rank=n, score=float(score[i])) for n, i in enumerate(order, 1)]
