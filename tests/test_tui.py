@@ -36,6 +36,8 @@ async def until(pilot: Any, cond: Callable[[], object], what: str, timeout: floa
 
 async def ready(app: EvtuiApp, pilot: Any) -> None:
     await until(pilot, lambda: app.searcher is not None and isinstance(app.screen, SearchScreen), "the library")
+    # The query bar takes focus a tick after the library opens; wait for it so a test's own focus() wins.
+    await until(pilot, lambda: app.focused is app.screen.query_one("#query"), "focus on the query bar")
 
 
 async def search(app: EvtuiApp, pilot: Any, text: str, method: str = "bm25-coverage") -> None:
@@ -62,10 +64,18 @@ def _library(papers_dir: Path) -> None:
 T = TypeVar("T")
 
 
+async def focus_results(app: EvtuiApp, pilot: Any) -> None:
+    """Focus the results table and wait until it has focus: a letter pressed while the query bar still holds
+    focus (its focus lands a tick after the library opens, later on a loaded machine) is typed, not a key."""
+    results = app.screen.query_one("#results")
+    results.focus()
+    await until(pilot, lambda: app.focused is results, "focus on the results table")
+
+
 async def open_screen(app: EvtuiApp, pilot: Any, key: str, kind: type[T]) -> T:
     """From a fresh app's search screen to the screen `key` opens."""
     await ready(app, pilot)
-    app.screen.query_one("#results").focus()
+    await focus_results(app, pilot)
     await pilot.press(key)
     await until(pilot, lambda: isinstance(app.screen, kind), f"the {kind.__name__}")
     screen = app.screen
@@ -292,7 +302,7 @@ def test_ingest_error_is_a_notification(tmp_path: Path) -> None:
         app = EvtuiApp(load_config())
         async with app.run_test(size=(120, 36)) as pilot:
             await ready(app, pilot)
-            app.screen.query_one("#results").focus()
+            await focus_results(app, pilot)
             await pilot.press("l")
             await until(pilot, lambda: isinstance(app.screen, LibraryScreen), "the library screen")
             screen = app.screen
@@ -517,7 +527,7 @@ def test_keymap_override_and_help(papers_dir: Path, tmp_path: Path, monkeypatch:
         async with app.run_test(size=(140, 40)) as pilot:
             await ready(app, pilot)
             assert any("search.nope" in m for m in messages(app))
-            app.screen.query_one("#results").focus()
+            await focus_results(app, pilot)
             await pilot.press("l")
             assert isinstance(app.screen, SearchScreen)
             await pilot.press("question_mark")
@@ -645,7 +655,7 @@ def test_judge_without_a_model_for_llm_is_a_notification(papers_dir: Path) -> No
             await ready(app, pilot)
             await search(app, pilot, TRIPLET)
             app.screen.query_one("#judge", Select).value = "llm"
-            app.screen.query_one("#results").focus()
+            await focus_results(app, pilot)
             await pilot.press("s")
             await until(pilot, lambda: any(n.title == "Judge" for n in app._notifications), "a notification")
             assert app.is_running

@@ -126,7 +126,9 @@ def test_bench_screen(snap_compare: Any, papers_dir: Path, fixed_clock: None) ->
     async def before(pilot: Any) -> None:
         app = pilot.app
         await _until(pilot, lambda: app.searcher is not None and isinstance(app.screen, SearchScreen))
-        app.screen.query_one("#results").focus()
+        results = app.screen.query_one("#results")
+        results.focus()
+        await _until(pilot, lambda: app.focused is results)  # else "b" may land in the query bar
         await pilot.press("b")
         await _until(pilot, lambda: type(app.screen).__name__ == "BenchScreen")
         await pilot.pause(0.1)
