@@ -137,17 +137,17 @@ def run_stance(library, items: list, k: int = 10) -> dict:  # type: ignore[no-un
 
 
 def cmd_stance(args: argparse.Namespace) -> None:
-    from evtui.bench.beir import corpus_library
+    from evtui.bench.driver import bench_library
 
     home = args.home or _home()
     report = {}
-    lib = corpus_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
+    lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
     try:
         report["scifact_cal"] = run_stance(lib, scifact_items(args.shared))
     finally:
         lib.close()
     corpus = args.shared / "check-covid" / "corpus.json"
-    lib = corpus_library("checkcovid", corpus, home)
+    lib = bench_library("checkcovid", corpus, home)
     try:
         report["checkcovid_dev"] = run_stance(lib, map_checkcovid(checkcovid_items(args.shared), corpus, lib))
     finally:
@@ -185,7 +185,7 @@ def _ndcg(rels: list[int], ngold: int, k: int = 10) -> float:
 
 
 def cmd_alpha(args: argparse.Namespace) -> None:
-    from evtui.bench.beir import corpus_library
+    from evtui.bench.driver import bench_library
     from evtui.search import Searcher
     from evtui.verify.evidential import POOL
     from evtui.verify.model import default_verifier
@@ -197,7 +197,7 @@ def cmd_alpha(args: argparse.Namespace) -> None:
     for name, corpus, items in (
             ("scifact_cal", args.shared / "scifact" / "corpus.jsonl", scifact_items(args.shared)),
             ("checkcovid_dev", args.shared / "check-covid" / "corpus.json", checkcovid_items(args.shared))):
-        lib = corpus_library(name.split("_")[0], corpus, home)
+        lib = bench_library(name.split("_")[0], corpus, home)
         if name == "checkcovid_dev":
             items = map_checkcovid(items, corpus, lib)
         rows = []
@@ -253,17 +253,17 @@ def cmd_alpha(args: argparse.Namespace) -> None:
 def cmd_pipeline(args: argparse.Namespace) -> None:
     """The official SciFact pipeline on the calibration-fold claims (NEI claims included): papers per claim and the
     paper-level thresholds chosen by claim-grouped 5-fold CV on label-only F1, against the shipped defaults."""
-    from evtui.bench.beir import corpus_library
+    from evtui.bench.driver import bench_library
+    from evtui.bench.scifact_predict import to_prediction
     from evtui.bench.scifact_verify import score
+    from evtui.judge import claims as vc
     from evtui.search import Searcher
-    from evtui.verify import claims as vc
     from evtui.verify.model import default_verifier
-    from evtui.verify.scifact import to_prediction
 
     home = args.home or _home()
     claims = scifact_cal_claims(args.shared, nei=True)
     v = default_verifier()
-    lib = corpus_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
+    lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
     cached = []  # per claim: the verdict of the top MAXP papers with every sentence's probabilities
     t0 = time.perf_counter()
     try:
@@ -311,6 +311,51 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
                       "default_3_papers_model_thresholds_f1": d4}, indent=1))
 
 
+def cmd_adapter(args: argparse.Namespace) -> None:
+    """How faithful the shipped adapter form is to a full fine-tune, per rank and storage: compress the run's
+    model.safetensors, run it as evtui loads it, and compare with the run's own held-out logits."""
+    import gzip
+    import tempfile
+
+    import train_verifier as tv
+    from safetensors.numpy import load_file, save_file
+
+    import evtui.verify.adapter as adapter
+
+    run = args.run
+    state = load_file(str(run / "model.safetensors"))
+    base = load_file(str(tv.base_dir() / "model.safetensors"))
+    cal = [e for e in (json.loads(x) for x in gzip.open(run / "examples.jsonl.gz", "rt")) if e["split"] == "cal"]
+    ref = np.load(run / "cal_logits.npy")
+    y = np.array([tv.LABELS.index(e["label"]) for e in cal])
+    enc = tv.Encoder(tv.base_dir() / "tokenizer.json")
+    layout = adapter.locate_matrices(adapter.base_model_path(), base,
+                                     [f"encoder.layer.{li}.{p}" for li in range(6) for p in tv.ADAPTED])
+    rows = adapter.quantize_rows
+    out = []
+    for spec in args.forms:
+        rank, storage = spec.split(":")
+        if storage == "fp16":  # the same tensors, stored as float16 instead of int8 rows
+            adapter.quantize_rows = lambda w: {"": w.astype(np.float16)}  # type: ignore[assignment]
+        try:
+            tensors = tv.adapter_tensors(state, base, int(rank), 2)
+        finally:
+            adapter.quantize_rows = rows
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            save_file(tensors, str(folder / "adapter.safetensors"))
+            (folder / "base.json").write_text(json.dumps({
+                "sha256": adapter.sha256(adapter.base_model_path()), "prefix": "inner.", "matrices": layout}))
+            logits = tv.predict_with(tv.adapter_runtime(folder), enc, cal)
+            size = (folder / "adapter.safetensors").stat().st_size
+        d = np.abs(logits - ref)
+        out.append({"form": spec, "mb": round(size / 1e6, 2), "accuracy": round(float((logits.argmax(1) == y).mean()), 3),
+                    "argmax_agreement": round(float((logits.argmax(1) == ref.argmax(1)).mean()), 3),
+                    "mean_abs_logit_change": round(float(d.mean()), 3)})
+        print(json.dumps(out[-1]), flush=True)
+    print(json.dumps({"reference_accuracy": round(float((ref.argmax(1) == y).mean()), 3), "forms": out}, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -319,10 +364,13 @@ def main() -> None:
         sp.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
         sp.add_argument("--home", type=Path, default=None)
     sp.add_argument("--max-papers", type=int, default=5)
+    sp = sub.add_parser("adapter", help="fidelity of the compressed adapter to a training run's full model")
+    sp.add_argument("--run", type=Path, required=True, help="a train_verifier.py --out folder (model.safetensors)")
+    sp.add_argument("--forms", nargs="+", default=["16:int8", "16:fp16", "64:int8"], help="RANK:int8|fp16")
     sp = sub.add_parser("speed")
     sp.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
-    {"stance": cmd_stance, "speed": cmd_speed, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
+    {"stance": cmd_stance, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,7 @@ for _var in ("EVTUI_CRASH_AT", "EVTUI_FAULT_TRACE"):  # this process must never 
     os.environ.pop(_var, None)
 
 from evtui.config import Config  # noqa: E402
-from evtui.faults import audit  # noqa: E402
-from evtui.library import Library  # noqa: E402
+from evtui.library import Library, audit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "datasets"

@@ -8,16 +8,25 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from evtui import __version__
-from evtui.cli_flags import add_search_flags, search_kwargs
+from evtui import __version__, methods
+from evtui.cli_flags import add_search_flags, search_request
 from evtui.errors import EvtuiError
 from evtui.render import plain, safe
+
+if TYPE_CHECKING:
+    from evtui.bench.driver import Engine, ProgressFn
+    from evtui.bench.runs import ItemResult
+    from evtui.library import Library
+
+    # run(library, progress, done, on_item) -> (result, parameters): one harness call, as _recorded_run makes it
+    HarnessCall = Callable[[Library, ProgressFn | None, dict[str, ItemResult], Callable[[ItemResult], None] | None],
+                           tuple[dict[str, Any], dict[str, Any]]]
 
 err = Console(stderr=True, emoji=False)  # paper text is never read as :emoji: codes (nor as markup)
 PAPERS_ON_SCREEN = 200  # `evtui papers` on a terminal: a table this long (in a pager); piped: every paper, as TSV
@@ -84,7 +93,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from evtui.search import Searcher
 
     with _open_library(args, reading=True) as lib:
-        result = Searcher(lib).search(args.query, **search_kwargs(args, lib))
+        result = Searcher(lib).run(search_request(args, lib))
     if args.json:
         _emit_json(result.to_json())
         return 0
@@ -317,7 +326,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_select(args: argparse.Namespace) -> int:
     """Add the top hits of a search to the selection basket (the headless twin of space in the app)."""
     from evtui.export import Basket
-    from evtui.search import DEFAULT_METHOD, Searcher
+    from evtui.search import Searcher
 
     with _open_library(args) as lib:
         basket = Basket(lib)
@@ -325,13 +334,11 @@ def cmd_select(args: argparse.Namespace) -> int:
             basket.clear()
         added: list[str] = []
         if args.query:
-            method = args.method or DEFAULT_METHOD
-            kwargs = search_kwargs(args, lib)
-            method = kwargs["method"]
-            res = Searcher(lib).search(args.query, **kwargs)
+            request = search_request(args, lib)
+            res = Searcher(lib).run(request)
             for e in res.evidence:
                 if e.sentence.id not in basket.ids():
-                    basket.add(e, res.query, method)
+                    basket.add(e, res.query, res.method)
                     added.append(e.sentence.id)
         ids = basket.ids()
     if args.json:
@@ -342,55 +349,40 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
-    from functools import partial
     from pathlib import Path
 
     from evtui.bench import TASKS, run_evidencebench, save_run
-    from evtui.bench.evidencebench import dataset_name, load_items
-    from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
-    from evtui.judge.strategies import JUDGE_METHODS
-    from evtui.search import METHODS
-
-    if args.method not in (*METHODS, *JUDGE_METHODS):
-        raise EvtuiError(f"unknown method {args.method!r}; choose one of: "
-                         f"{', '.join(dict.fromkeys((*METHODS, *JUDGE_METHODS)))}")
-    if args.resume and args.no_save:
-        raise EvtuiError("--resume continues a stored run: it cannot go with --no-save")
+    from evtui.bench.driver import RunBook
+    from evtui.bench.evidencebench import dataset_name, load_items, run_params
+    methods.get(args.method)  # an unknown name fails here, listing the harness's methods
+    RunBook.check(resume=args.resume, save=not args.no_save)
     if args.limit is not None and args.limit < 1:
         raise EvtuiError(f"--limit must be at least 1, not {args.limit}")
     data = Path(args.data)
     load_items(data)  # a wrong file fails here, before any run is recorded
     tasks = list(TASKS) if args.task == "all" else [args.task]
-    judged = {k: v for k, v in _judge_opts(args).items() if k != "api_base"}  # a URL may carry credentials
-    params = {"data": str(args.data), "seed": args.seed, **judged,
-              **({"limit": args.limit} if args.limit is not None else {})}
+    engine = _engine(args)
     results = []
     with _open_library(args, demo=False) as lib:
-        home = lib.config.home
         # Each item is stored as it finishes, so a killed sweep keeps its work and `--resume` finishes it.
-        run_ids = find_resumable(lib, dataset_name(data), tasks, args.method, params) if args.resume else {}
-        if args.resume and not run_ids:
-            err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
-        todo = [t for t in tasks if t not in run_ids]
-        if not args.no_save:
-            run_ids.update(zip(todo, start_runs(lib, dataset_name(data), todo, args.method, params), strict=True))
+        book = RunBook(lib, dataset_name(data), tasks, args.method,
+                       run_params(args.data, args.seed, _judge_opts(args), args.limit), save=not args.no_save,
+                       resume=args.resume, say=_say_dim)
         for task in tasks:
-            run_id = run_ids.get(task)
-            done = stored_items(lib, run_id) if run_id else {}
+            run_id, done = book.run_id(task), book.done(task)
             if done and not args.json:
                 err.print(f"[dim]resuming run {run_id} ({task}): {len(done)} item(s) already done[/]")
             with _progress(f"{task} · {args.method}", not args.json) as cb:
                 try:
                     res = run_evidencebench(
-                        data, task, args.method, seed=args.seed, home=home,
+                        data, task, args.method, seed=args.seed, home=lib.config.home,
                         on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None,
-                        judge_opts=_judge_opts(args), done=done,
-                        on_item=partial(record_item, lib, run_id) if run_id else None, limit=args.limit,
-                        **_engine_args(args))
+                        judge_opts=_judge_opts(args), done=done, on_item=book.recorder(task), limit=args.limit,
+                        engine=engine)
                 except EvtuiError:
-                    discard_empty(lib, list(run_ids.values()))
+                    book.discard_empty()
                     raise
-            res["run_id"] = save_run(lib, res, params, run_id=run_id) if run_id else None
+            res["run_id"] = save_run(lib, res, book.params, run_id=run_id) if run_id else None
             results.append(res)
     if args.json:
         _emit_json(results if args.task == "all" else results[0])
@@ -405,17 +397,22 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _engine_args(args: argparse.Namespace) -> dict[str, Any]:
-    """run_evidencebench's engine keywords from --engine/--ray-address/--parquet-dir (not part of a run's
-    parameters: both engines give the same run, so either may resume the other's)."""
+def _engine(args: argparse.Namespace) -> Engine | None:
+    """The bench driver's engine from --engine/--ray-address/--parquet-dir (None: rank here). Not part of a run's
+    parameters: both engines give the same run, so either may resume the other's."""
     if args.engine == "local":
         if args.ray_address or args.parquet_dir:
             raise EvtuiError("--ray-address and --parquet-dir go with --engine ray")
-        return {}
+        return None
     from pathlib import Path
 
-    return {"engine": "ray", "engine_opts": {
-        "address": args.ray_address, "parquet_dir": Path(args.parquet_dir) if args.parquet_dir else None}}
+    from evtui.scale.engine import bench_engine
+
+    return bench_engine(args.engine, args.ray_address, Path(args.parquet_dir) if args.parquet_dir else None)
+
+
+def _say_dim(message: str) -> None:
+    err.print(f"[dim]{safe(message)}[/]")
 
 
 class _Files:
@@ -447,16 +444,14 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
         return _bench_scifact_verify(args)
     if args.method is None:
         raise EvtuiError("--method is required for the retrieval task (e.g. --method best)")
-    from functools import partial
     from pathlib import Path
 
     from evtui.bench.beir import check_method, save
     from evtui.bench.checkcovid import run_checkcovid
-    from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
+    from evtui.bench.driver import RunBook
     from evtui.bench.scifact import run_scifact
 
-    if args.resume and args.no_save:
-        raise EvtuiError("--resume continues a stored run: it cannot go with --no-save")
+    RunBook.check(resume=args.resume, save=not args.no_save)
     check_method(args.method)
     scifact = args.bench_verb == "scifact"
     task = "doc-retrieval" if scifact else "sentence+doc-retrieval"
@@ -464,34 +459,18 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
     # What makes a run resumable as the same run (the stored parameters add timings at the end).
     key = {"corpus": str(args.corpus), "claims": str(args.claims), "seed": args.seed, "limit": args.limit,
            **({"qrels": args.qrels} if scifact else {})}
-    with _open_library(args, demo=False) as lib:
-        run_id: str | None = None
-        if not args.no_save:
-            run_id = find_resumable(lib, dataset, [task], args.method, key).get(task) if args.resume else None
-            if args.resume and run_id is None:
-                err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
-            run_id = run_id or start_runs(lib, dataset, [task], args.method, key)[0]
-        done = stored_items(lib, run_id) if run_id else {}
-        if done and not args.json:
-            err.print(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
-        with _stage_progress(not args.json) as cb:
-            common: dict[str, Any] = {
-                "seed": args.seed, "limit": args.limit, "on_progress": cb, "home": lib.config.home, "done": done,
-                "on_item": partial(record_item, lib, run_id) if run_id else None, **_engine_args(args)}
-            try:
-                if scifact:
-                    res, params = run_scifact(Path(args.corpus), Path(args.claims), args.method,
-                                              qrels_rule=args.qrels, **common)
-                else:
-                    res, params = run_checkcovid(Path(args.corpus), Path(args.claims), args.method, **common)
-            except EvtuiError:
-                if run_id:
-                    discard_empty(lib, [run_id])
-                raise
-        if run_id:
-            save(lib, res, params, task, run_id=run_id)
-            if not args.json:
-                err.print(f"[dim]stored as run {run_id}[/]")
+    engine = _engine(args)
+
+    def run(lib: Library, cb: ProgressFn | None, done: dict[str, ItemResult],
+            on_item: Callable[[ItemResult], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        common: dict[str, Any] = {"seed": args.seed, "limit": args.limit, "on_progress": cb, "home": lib.config.home,
+                                  "done": done, "on_item": on_item, "engine": engine}
+        if scifact:
+            return run_scifact(Path(args.corpus), Path(args.claims), args.method, qrels_rule=args.qrels, **common)
+        return run_checkcovid(Path(args.corpus), Path(args.claims), args.method, **common)
+
+    res = _recorded_run(args, dataset, task, args.method, key, run,
+                        lambda lib, res, params, run_id: save(lib, res, params, task, run_id=run_id))
     if args.json:
         _emit_json(res)
         return 0
@@ -510,14 +489,12 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
 
 def _bench_scifact_verify(args: argparse.Namespace) -> int:
     """`bench scifact --task verify`: the claim verifier over the corpus, scored with the official SciFact metrics."""
-    from functools import partial
     from pathlib import Path
 
     from evtui.bench import scifact_verify as sv
-    from evtui.bench.runs import discard_empty, find_resumable, record_item, start_runs, stored_items
+    from evtui.bench.driver import RunBook
 
-    if args.resume and args.no_save:
-        raise EvtuiError("--resume continues a stored run: it cannot go with --no-save")
+    RunBook.check(resume=args.resume, save=not args.no_save)
     if args.method is not None:
         raise EvtuiError("--method goes with the retrieval task; --task verify finds papers with the verifier's own "
                          "pipeline")
@@ -526,36 +503,45 @@ def _bench_scifact_verify(args: argparse.Namespace) -> int:
     dataset, method = f"scifact:{Path(args.claims).name}", "verifier"
     key = {"corpus": str(args.corpus), "claims": str(args.claims), "limit": args.limit, "papers": args.papers,
            "model": sv.verifier_version()}
-    with _open_library(args, demo=False) as lib:
-        run_id: str | None = None
-        if not args.no_save:
-            run_id = find_resumable(lib, dataset, ["verify"], method, key).get("verify") if args.resume else None
-            if args.resume and run_id is None:
-                err.print("[dim]no unfinished run with these arguments: starting a new one[/]")
-            run_id = run_id or start_runs(lib, dataset, ["verify"], method, key)[0]
-        done = stored_items(lib, run_id) if run_id else {}
-        if done and not args.json:
-            err.print(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
-        with _stage_progress(not args.json) as cb:
-            try:
-                res, params = sv.run_scifact_verify(
-                    Path(args.corpus), Path(args.claims), papers=args.papers, limit=args.limit, method=method,
-                    on_progress=cb, home=lib.config.home, done=done,
-                    on_item=partial(record_item, lib, run_id) if run_id else None)
-            except EvtuiError:
-                if run_id:
-                    discard_empty(lib, [run_id])
-                raise
-        if run_id:
-            sv.save(lib, res, {**params, "model": key["model"]}, run_id=run_id)
-            if not args.json:
-                err.print(f"[dim]stored as run {run_id}[/]")
+
+    def run(lib: Library, cb: ProgressFn | None, done: dict[str, ItemResult],
+            on_item: Callable[[ItemResult], None] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        return sv.run_scifact_verify(Path(args.corpus), Path(args.claims), papers=args.papers, limit=args.limit,
+                                     method=method, on_progress=cb, home=lib.config.home, done=done, on_item=on_item)
+
+    res = _recorded_run(args, dataset, "verify", method, key, run, lambda lib, res, params, run_id: sv.save(
+        lib, res, {**params, "model": key["model"]}, run_id=run_id))
     if args.json:
         _emit_json(res)
         return 0
     _verify_table(res, f"[bold]{safe(res['dataset'])}[/] · verify · {res['claims']} claims · top {res['papers']} "
                        f"papers · {res['seconds']:.1f}s")
     return 0
+
+
+def _recorded_run(args: argparse.Namespace, dataset: str, task: str, method: str, key: dict[str, Any],
+                  run: HarnessCall, save: Callable[[Library, dict[str, Any], dict[str, Any], str], object]
+                  ) -> dict[str, Any]:
+    """One task's run, resumable and stored as it goes (unless --no-save): `run(lib, progress, done, on_item)`
+    gives (result, parameters), `save(lib, result, parameters, run_id)` completes the stored run."""
+    from evtui.bench.driver import RunBook
+
+    with _open_library(args, demo=False) as lib:
+        book = RunBook(lib, dataset, [task], method, key, save=not args.no_save, resume=args.resume, say=_say_dim)
+        run_id, done = book.run_id(task), book.done(task)
+        if done and not args.json:
+            err.print(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
+        with _stage_progress(not args.json) as cb:
+            try:
+                res, params = run(lib, cb, done, book.recorder(task))
+            except EvtuiError:
+                book.discard_empty()
+                raise
+        if run_id:
+            save(lib, res, params, run_id)
+            if not args.json:
+                err.print(f"[dim]stored as run {run_id}[/]")
+    return res
 
 
 def cmd_bench_scifact_eval(args: argparse.Namespace) -> int:
@@ -653,9 +639,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise EvtuiError("--k must be at least 1")
     with _open_library(args, reading=True) as lib:
-        result = Searcher(lib).search(args.query, **search_kwargs(args, lib))
+        searcher = Searcher(lib)
+        result = searcher.run(search_request(args, lib))
         opts = _judge_opts(args)
-        judge = make_judge(lib, opts.get("judge"), opts.get("model"), opts.get("api_base"))
+        # The local judge shares the search's ranker: its model and the pools the search built.
+        judge = make_judge(lib, opts.get("judge"), opts.get("model"), opts.get("api_base"), searcher=searcher)
         if judge.name == "llm" and result.evidence:
             est = estimate(result.query, result.evidence, judge, library=lib)
             if not args.json:
@@ -727,10 +715,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Claim-level verdicts: which papers support the claim, which refute it, which only mention it."""
-    from evtui.verify.claims import verify_claim
+    from evtui.judge.claims import verify_claim
 
     if args.papers is None:
-        from evtui.verify.scifact import DEFAULT_PAPERS
+        from evtui.bench.scifact_predict import DEFAULT_PAPERS
 
         args.papers = DEFAULT_PAPERS if args.claims else 5
     if args.papers < 1:
@@ -773,7 +761,7 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from evtui.bench.scifact import load_claims
-    from evtui.verify.scifact import predict
+    from evtui.bench.scifact_predict import predict
 
     if not args.out:
         raise EvtuiError("--claims needs --out PRED.jsonl")
@@ -813,6 +801,21 @@ def _add_engine_args(parser: argparse.ArgumentParser, engine_help: str) -> None:
     parser.add_argument("--parquet-dir", default=None, metavar="DIR",
                         help="with --engine ray: where the Parquet shards go (default the library's cache; with a "
                              "cluster, storage every node shares at the same path)")
+
+
+def _bench_method_help() -> str:
+    """EvidenceBench's methods (evtui.methods): those that need no judge, then the judge strategies."""
+    judged = methods.judge_methods()
+    return (f"{', '.join(n for n in methods.bench_methods() if n not in judged)}, "
+            f"or with a judge: {', '.join(judged)}")
+
+
+def _beir_method_help() -> str:
+    """SciFact / Check-COVID methods: the seeded draw, then the Searcher's other methods (evtui.bench.beir)."""
+    names = methods.search_methods()
+    draws = [n for n in names if methods.get(n).ranker == "draw"]
+    return (f"{', '.join(f'{n} ({methods.get(n).help})' for n in draws)}, "
+            f"or a search method: {', '.join(n for n in names if n not in draws)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -876,8 +879,7 @@ def build_parser() -> argparse.ArgumentParser:
     eb.add_argument("--data", required=True, help="EvidenceBench JSON (e.g. evidencebench_dev_set.json)")
     eb.add_argument("--task", required=True, choices=("er-optimal", "er-10", "results-er-optimal", "results-er-5", "all"))
     eb.add_argument("--method", required=True,
-                    help="best, bm25-coverage, bm25, dense, hybrid, random, or with a judge: llm-rerank, llm-sbs, "
-                         "evidential")
+                    help=_bench_method_help())
     eb.add_argument("--seed", type=int, default=0, help="seed for the random method")
     eb.add_argument("--limit", type=int, default=None, help="only the first N items (quick runs)")
     eb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
@@ -903,8 +905,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(ingested once into its own bench library under the data home)")
         bb.add_argument("--claims", required=True, help="SciFact claims (e.g. claims_train.jsonl)" if sf else
                         "a claims file from train/ or dev/ (e.g. covidCheck_dev_composed+extracted.json)")
-        bb.add_argument("--method", required=not sf, help="random (seeded), or a search method: bm25, bm25-coverage, "
-                                                          "dense, hybrid, best" + (" (retrieval task only)" if sf else ""))
+        bb.add_argument("--method", required=not sf,
+                        help=_beir_method_help() + (" (retrieval task only)" if sf else ""))
         bb.add_argument("--seed", type=int, default=0, help="seed for the random method")
         bb.add_argument("--limit", type=int, default=None, help="only the first N claims (quick runs)")
         if sf:

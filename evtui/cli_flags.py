@@ -6,13 +6,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from evtui import methods
 from evtui.errors import EvtuiError
 from evtui.models import QUERY_MODES, SECTION_KINDS
+from evtui.request import Filters, SearchRequest
 
-METHOD_HELP = ("ranking method: best (default; learned reranker over BM25, embeddings, aspect coverage, section and"
-               " results cues, then coverage-aware selection), evidential, bm25-coverage (BM25 re-ranked by aspects"
-               " covered), bm25, dense (MiniLM embeddings, computed lazily), hybrid (reciprocal-rank fusion of both)"
-               " or random (seeded)")
+
+def method_help() -> str:
+    """`--method` help: the Searcher's methods in the registry's order, each with its note (evtui.methods)."""
+    parts = []
+    for m in methods.all_methods():
+        if m.search:
+            note = "; ".join(x for x in ("default" if m.name == methods.DEFAULT_METHOD else "", m.help) if x)
+            parts.append(f"{m.name} ({note})" if note else m.name)
+    return "ranking method: " + (", ".join(parts[:-1]) + " or " + parts[-1] if len(parts) > 1 else "".join(parts))
 
 
 def add_search_flags(parser: argparse.ArgumentParser, *, k: int, k_help: str) -> None:
@@ -20,23 +27,21 @@ def add_search_flags(parser: argparse.ArgumentParser, *, k: int, k_help: str) ->
     parser.add_argument("--paper", help="only this paper id (see `evtui papers`)")
     parser.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
     parser.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
-    parser.add_argument("--method", default=None, help=METHOD_HELP)
+    parser.add_argument("--method", default=None, help=method_help())
     parser.add_argument("--results", action="store_true",
                         help="prefer results evidence (numbers, effects, comparisons) with the best method")
     parser.add_argument("--year-from", type=int, default=None, metavar="YEAR", help="only papers from this year on")
     parser.add_argument("--year-to", type=int, default=None, metavar="YEAR", help="only papers up to this year")
 
 
-def search_kwargs(args: argparse.Namespace, library: Any) -> dict[str, Any]:
-    """Searcher.search keywords from the flags, checked: --k, the year range and the paper id."""
-    from evtui.search import DEFAULT_METHOD
-
+def search_request(args: argparse.Namespace, library: Any) -> SearchRequest:
+    """The SearchRequest the search flags ask for, checked: --k, the year range and the paper id."""
     if args.k < 1:
         raise EvtuiError(f"--k must be at least 1, not {args.k}")
     if args.year_from is not None and args.year_to is not None and args.year_from > args.year_to:
         raise EvtuiError(f"--year-from {args.year_from} is after --year-to {args.year_to}: no paper can match")
     if args.paper and library.store.paper(args.paper) is None:
         raise EvtuiError(f"unknown paper {args.paper!r} (`evtui papers` lists the ids)")
-    return {"k": args.k, "paper": args.paper, "section": args.section, "mode": args.mode,
-            "method": args.method or DEFAULT_METHOD, "year_from": args.year_from, "year_to": args.year_to,
-            "results": args.results}
+    return SearchRequest(args.query, k=args.k, method=args.method or methods.DEFAULT_METHOD, mode=args.mode,
+                         filters=Filters(args.paper, args.section, args.year_from, args.year_to),
+                         results=args.results)

@@ -7,7 +7,6 @@ library or the cache changes); `notes` says when that covers only part of the li
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,9 +20,12 @@ from evtui.embed import (
     ensure_embeddings,
     ensure_table,
     get_embedder,
+    library_state,
+    load_matrix,
     vectors_for,
 )
 from evtui.models import Evidence, Sentence, Span
+from evtui.request import NO_FILTERS, Filters
 
 if TYPE_CHECKING:
     from evtui.library import Library
@@ -112,39 +114,14 @@ class DenseRetriever:
         return v
 
     def _state_key(self) -> tuple[object, ...]:
-        con = self.library.store.con
-        n_emb = con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [MODEL_ID]).fetchone()[0]
-        n_sent = con.execute("SELECT count(*) FROM sentences").fetchone()[0]
-        n_pap, last = con.execute("SELECT count(*), max(added_at) FROM papers WHERE state = 'ready'").fetchone()
-        return (n_emb, n_sent, n_pap, last)
-
-    def _load(self, where: str = "", params: Sequence[object] = ()) -> tuple[np.ndarray, ...]:
-        res = self.library.store.con.execute(
-            "SELECT s.id, s.paper_id, s.section_kind, coalesce(p.year, -1) AS year, e.vec FROM sentences s"
-            " JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"
-            " JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)"
-            " WHERE NOT s.is_heading" + where + " ORDER BY s.paper_id, s.position",
-            [MODEL_ID, *params])
-        with warnings.catch_warnings():  # duckdb 2 warns that a DB-API result copies once: fine here
-            warnings.simplefilter("ignore")
-            tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
-        n = tbl.num_rows
-        if n == 0:
-            mat = np.zeros((0, DIM), dtype=np.float32)
-        else:
-            vec = tbl.column("vec").combine_chunks()
-            mat = np.asarray(vec.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(n, DIM)
-        return (np.asarray(tbl.column("id").to_pylist(), dtype=object),
-                np.asarray(tbl.column("paper_id").to_pylist(), dtype=object),
-                np.asarray(tbl.column("section_kind").to_pylist(), dtype=object),
-                np.asarray(tbl.column("year").to_pylist(), dtype=np.int64),
-                mat)
+        return library_state(self.library, MODEL_ID)
 
     def _refresh(self, key: tuple[object, ...]) -> None:
         # Embeddings added on the fly for candidates are scored directly; they alone do not reload the matrix.
         seen = self._key is not None and key[1:] == self._key[1:] and key[0] == int(self._key[0]) + self._lazy  # type: ignore[call-overload]
         if self._key is None or (key != self._key and not seen):
-            self._ids, self._papers, self._sections, self._years, self._matrix = self._load()
+            self._ids, self._papers, self._sections, self._years, self._matrix = load_matrix(
+                self.library.store.con, MODEL_ID)
             self._key, self._lazy = key, 0
 
     def _coverage_of(self, key: tuple[object, ...]) -> tuple[int, int]:
@@ -171,13 +148,10 @@ class DenseRetriever:
         query_text: str,
         *,
         k: int,
-        paper: str | None = None,
-        section: str | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
+        filters: Filters = NO_FILTERS,
         candidates: Sequence[str] = (),
     ) -> list[tuple[str, float]]:
-        """Top-k (sentence_id, cosine), headings excluded, within the paper/section/years when given.
+        """Top-k (sentence_id, cosine), headings excluded, within the filters' paper/section/years.
 
         `candidates` (e.g. BM25's hits, already filtered) are embedded when missing and always scored, so a
         partly embedded library still gets a dense opinion on them."""
@@ -186,13 +160,10 @@ class DenseRetriever:
             return []
         con = self.library.store.con
         ensure_table(con)
+        paper, section, year_from, year_to = filters.paper, filters.section, filters.year_from, filters.year_to
         if paper is not None:
             ensure_embeddings(self.library, paper=paper, section=section, embedder=self.embedder)
-            where, params = " AND s.paper_id = ?", [paper]
-            if section is not None:
-                where += " AND s.section_kind = ?"
-                params.append(section)
-            ids, _p, _s, years, mat = self._load(where, params)
+            ids, _p, _s, years, mat = load_matrix(con, MODEL_ID, paper=paper, section=section)
             mask = self._year_mask(years, year_from, year_to)
             if mask is not None:
                 ids, mat = ids[mask], mat[mask]

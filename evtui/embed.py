@@ -22,7 +22,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -32,7 +32,8 @@ from evtui.faults import crash_point
 if TYPE_CHECKING:
     import duckdb
 
-    from evtui.library import Library
+    from evtui.config import Config
+    from evtui.store import Store
 
 MODEL_ID = "minilm-l6-v2-int8"
 DIM = 384
@@ -45,6 +46,17 @@ TOKENIZER_DIR = Path(__file__).resolve().parent / "resources" / "minilm"
 CHUNK = 512  # sentences per committed insert: a crash loses at most this much work
 
 ProgressFn = Callable[[int, int], None]
+
+
+class Library(Protocol):
+    """What the embedding cache needs of a library (evtui.library.Library is one): its DuckDB store and its config
+    (for the model cache). Asking for no more keeps this module below the library, which calls it to embed."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def config(self) -> Config: ...
 
 
 def missing_packages() -> list[str]:
@@ -185,6 +197,25 @@ def ensure_table(con: duckdb.DuckDBPyConnection) -> None:
         )
     elif "text_hash" not in cols:
         con.execute("ALTER TABLE embeddings ADD COLUMN text_hash VARCHAR")
+
+
+def has_table(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether this library ever made the embeddings table (read-only: creates nothing)."""
+    row = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'").fetchone()
+    return bool(row and row[0])
+
+
+def has_rows(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any embedding is cached (the cheap first test before a coverage join)."""
+    return has_table(con) and con.execute("SELECT 1 FROM embeddings LIMIT 1").fetchone() is not None
+
+
+def duplicate_rows(con: duckdb.DuckDBPyConnection) -> int:
+    """Embedding rows beyond one per (sentence, model): a crash must never leave any."""
+    if not has_table(con):
+        return 0
+    row = con.execute("SELECT count(*) - count(DISTINCT (sentence_id, model)) FROM embeddings").fetchone()
+    return int(row[0]) if row else 0
 
 
 # Sentences that need an embedding: not headings, in ready papers, and with no row whose hash matches.
@@ -381,6 +412,39 @@ def coverage(library: Library, model: str = MODEL_ID) -> tuple[int, int]:
         " LEFT JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)"
         " WHERE NOT s.is_heading", [model]).fetchone()
     return int(r[0]), int(r[1])
+
+
+def load_matrix(con: duckdb.DuckDBPyConnection, model: str = MODEL_ID, *, paper: str | None = None,
+                section: str | None = None) -> tuple[np.ndarray, ...]:
+    """(ids, paper ids, section kinds, years (-1: none), vectors) of the current embeddings of the searchable
+    sentences of the ready papers (of one paper / section kind), in reading order: dense search's matrix."""
+    where, params = "", []
+    if paper is not None:
+        where += " AND s.paper_id = ?"
+        params.append(paper)
+    if section is not None:
+        where += " AND s.section_kind = ?"
+        params.append(section)
+    res = con.execute(
+        "SELECT s.id, s.paper_id, s.section_kind, coalesce(p.year, -1) AS year, e.vec FROM sentences s"
+        " JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"
+        " JOIN embeddings e ON e.sentence_id = s.id AND e.model = ? AND e.text_hash = md5(s.text)"
+        " WHERE NOT s.is_heading" + where + " ORDER BY s.paper_id, s.position",
+        [model, *params])
+    with warnings.catch_warnings():  # duckdb 2 warns that a DB-API result copies once: fine here
+        warnings.simplefilter("ignore")
+        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.fetch_arrow_table()
+    n = tbl.num_rows
+    if n == 0:
+        mat = np.zeros((0, DIM), dtype=np.float32)
+    else:
+        vec = tbl.column("vec").combine_chunks()
+        mat = np.asarray(vec.flatten().to_numpy(zero_copy_only=False), dtype=np.float32).reshape(n, DIM)
+    return (np.asarray(tbl.column("id").to_pylist(), dtype=object),
+            np.asarray(tbl.column("paper_id").to_pylist(), dtype=object),
+            np.asarray(tbl.column("section_kind").to_pylist(), dtype=object),
+            np.asarray(tbl.column("year").to_pylist(), dtype=np.int64),
+            mat)
 
 
 _COVERAGE: weakref.WeakKeyDictionary[Any, tuple[tuple[object, ...], tuple[int, int]]] = weakref.WeakKeyDictionary()

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from evtui.methods import is_semantic
 from evtui.models import Aspect, Evidence
-
-# Methods whose rows may rightly share no word with the query.
-SEMANTIC_METHODS = frozenset({"dense", "hybrid", "random"})
 
 
 @dataclass
@@ -49,7 +47,7 @@ def honest(evidence: Sequence[Evidence], aspects: Sequence[Aspect], method: str)
     mentioned = {h.aspect for e in evidence for h in e.highlights} & ids
     missing = [a.label for a in wanted if a.id not in mentioned]
     out = Honest(list(evidence), missing=missing)
-    if method not in SEMANTIC_METHODS:
+    if not is_semantic(method):  # a semantic method's rows may rightly share no word with the query
         out.evidence = [e for e in evidence if any(h.aspect in ids for h in e.highlights)]
         out.hidden = len(evidence) - len(out.evidence)
     if not mentioned:

@@ -18,6 +18,8 @@ import tantivy
 from evtui.faults import crash_point
 from evtui.models import Sentence
 from evtui.papers import PaperIndex, paper_index_path
+from evtui.querytree import Bool, Boost, Clause, DisMax, Node, Phrase, Range, Term, TermSet
+from evtui.request import NO_FILTERS, Filters
 
 SCHEMA_VERSION = "1"
 # Letters/digits joined by hyphens or apostrophes form one token: IL-6, TNF-α, COVID-19, Crohn's.
@@ -26,6 +28,8 @@ TOKEN_PATTERN = r"[\p{L}\p{N}]+(?:[-'’][\p{L}\p{N}]+)*"
 JOINED = re.compile(r"[^\W_][-'’][^\W_]")
 SCI_TOKENIZER = "sci_en"
 SPLIT_TOKENIZER = "split_en"
+PHRASE_CACHE = 4096  # compiled phrase queries kept per index (a search compiles each of its terms)
+_OCCUR = {"must": tantivy.Occur.Must, "should": tantivy.Occur.Should, "must_not": tantivy.Occur.MustNot}
 
 
 def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
@@ -95,7 +99,9 @@ class SentenceIndex:
         self._writer: tantivy.IndexWriter | None = None
         self.writable = writable
         # The paper-level channel (evtui/papers.py) lives beside it and is written and committed with it.
-        self.papers = PaperIndex(paper_index_path(path), writable=writable)
+        self.papers = PaperIndex(paper_index_path(path), writable=writable, analyzers=_analyzers(),
+                                 tokenizers=(SCI_TOKENIZER, SPLIT_TOKENIZER))
+        self._phrases: dict[tuple[str, bool], tuple[tantivy.Query, bool]] = {}
         if writable and not self.papers.complete:
             if self.num_docs():
                 self.rebuilt = True  # a library from before the paper channel: the library re-indexes it once
@@ -180,7 +186,7 @@ class SentenceIndex:
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
 
-    def phrase_query(self, words: Sequence[str], *, fast: bool = False) -> tuple[tantivy.Query, bool]:
+    def phrase_query(self, words: Sequence[str], *, fast: bool = False) -> tuple[Phrase, bool]:
         """A query for one term (a word or a multi-word phrase) over the text fields.
 
         Returns (query, lenient): `lenient` is True when the strict parser refused the input.
@@ -189,55 +195,80 @@ class SentenceIndex:
         postings (bm25 p95 at 10M sentences 201 -> 117 ms). Scores differ slightly from the two-field sum, which
         is what the `best` ranker's features were trained on, so `best` (and its training) keeps fast=False.
         """
-        cleaned = " ".join(w.replace('"', " ").replace("\\", " ") for w in words).strip()
+        node = Phrase(tuple(words), fast)
+        return node, self._phrase(node)[1]
+
+    def _phrase(self, node: Phrase) -> tuple[tantivy.Query, bool]:
+        cleaned = " ".join(w.replace('"', " ").replace("\\", " ") for w in node.words).strip()
+        key = (cleaned, node.fast)
+        hit = self._phrases.get(key)
+        if hit is not None:
+            return hit
         q = f'"{cleaned}"'
-        if not fast or JOINED.search(cleaned):
+        if not node.fast or JOINED.search(cleaned):
             fields, boosts = ["text", "text_split"], {"text": 1.0, "text_split": 0.6}
         else:  # one field weighted as the two were together, so aspects keep their relative weight
             fields, boosts = ["text_split"], {"text_split": 1.6}
         try:
-            return self.index.parse_query(q, fields, boosts), False
+            out = self.index.parse_query(q, fields, boosts), False
         except ValueError:
             query, _errors = self.index.parse_query_lenient(q, fields)
-            return query, True
+            out = query, True
+        if len(self._phrases) >= PHRASE_CACHE:
+            self._phrases.clear()
+        self._phrases[key] = out
+        return out
 
     def filter_query(
         self,
+        filters: Filters = NO_FILTERS,
         *,
-        paper: str | None = None,
-        section: str | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
         include_headings: bool = False,
         papers: Sequence[str] | None = None,
-    ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        if paper:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "paper_id", paper)))
+    ) -> list[Clause]:
+        clauses: list[Clause] = []
+        if filters.paper:
+            clauses.append(("must", Term("paper_id", filters.paper)))
         if papers is not None:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, "paper_id", list(papers))))
-        if section:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(self.schema, "section_kind", section)))
-        if year_from is not None or year_to is not None:
-            clauses.append((
-                tantivy.Occur.Must,
-                tantivy.Query.range_query(self.schema, "year", tantivy.FieldType.Integer, year_from, year_to),
-            ))
+            clauses.append(("must", TermSet("paper_id", tuple(papers))))
+        if filters.section:
+            clauses.append(("must", Term("section_kind", filters.section)))
+        if filters.year_from is not None or filters.year_to is not None:
+            clauses.append(("must", Range("year", filters.year_from, filters.year_to)))
         if not include_headings:
-            clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(self.schema, "heading", 1)))
+            clauses.append(("must_not", Term("heading", 1)))
         return clauses
+
+    def compile(self, node: Node) -> tantivy.Query:
+        """The Tantivy query for a query tree (evtui/querytree.py); nothing outside this module sees one."""
+        if isinstance(node, Phrase):
+            return self._phrase(node)[0]
+        if isinstance(node, Bool):
+            return tantivy.Query.boolean_query([(_OCCUR[o], self.compile(n)) for o, n in node.clauses])
+        if isinstance(node, DisMax):
+            return tantivy.Query.disjunction_max_query([self.compile(n) for n in node.parts], node.tie)
+        if isinstance(node, Boost):
+            return tantivy.Query.boost_query(self.compile(node.node), node.factor)
+        if isinstance(node, Term):
+            return tantivy.Query.term_query(self.schema, node.field, node.value)
+        if isinstance(node, TermSet):
+            return tantivy.Query.term_set_query(self.schema, node.field, list(node.values))
+        if isinstance(node, Range):
+            return tantivy.Query.range_query(self.schema, node.field, tantivy.FieldType.Integer, node.lo, node.hi)
+        raise TypeError(f"not a query node: {node!r}")
 
     def paper_ids(self) -> list[str]:
         return self.papers.paper_ids()
 
-    def paper_search(self, words: Sequence[str], limit: int, *, year_from: int | None = None,
-                     year_to: int | None = None) -> list[tuple[str, float]]:
-        """(paper id, BM25 over title + abstract) of the top `limit` papers for a bag of words (evtui/papers.py)."""
-        return self.papers.search(words, limit, year_from=year_from, year_to=year_to)
+    def paper_search(self, words: Sequence[str], limit: int, *,
+                     filters: Filters = NO_FILTERS) -> list[tuple[str, float]]:
+        """(paper id, BM25 over title + abstract) of the top `limit` papers for a bag of words (evtui/papers.py);
+        of the filters, only the years apply to a whole paper."""
+        return self.papers.search(words, limit, year_from=filters.year_from, year_to=filters.year_to)
 
-    def search(self, query: tantivy.Query, limit: int) -> list[Hit]:
+    def search(self, query: Node, limit: int) -> list[Hit]:
         searcher = self.index.searcher()
-        result = searcher.search(query, limit=limit, count=False)
+        result = searcher.search(self.compile(query), limit=limit, count=False)
         return [self._hit(searcher, float(score), addr) for score, addr in result.hits]
 
     def fetch(self, sentence_ids: Sequence[str]) -> dict[str, Hit]:

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evtui.backend import SearchBackend, open_backend
 from evtui.config import Config, load_config
@@ -512,3 +513,35 @@ class Library:
 
     def is_empty(self) -> bool:
         return self.store.con.execute("SELECT 1 FROM papers WHERE state = 'ready' LIMIT 1").fetchone() is None
+
+
+def audit(library: Library) -> dict[str, Any]:
+    """Everything a crash must never leave behind (the crash tests' check after a kill), beyond
+    `Library.check_consistency` (id sets agree, no unfinished paper): orphan rows, papers whose stored sentence
+    count is wrong, duplicate ids on either side, duplicate embedding rows, a paper channel out of step with the
+    ready papers. `ok` is True only when all hold."""
+    from evtui.embed import duplicate_rows
+
+    check = library.check_consistency()
+    tables = library.store.integrity()
+    ix_ids = library.index.sentence_ids()
+    out: dict[str, Any] = {
+        "consistent": bool(check["consistent"]),
+        "unfinished_papers": len(check["unfinished_papers"]),  # type: ignore[arg-type]
+        "db_sentences": check["db_sentences"],
+        "index_docs": library.index.num_docs(),
+        "orphan_sentences": tables["orphan_sentences"],
+        "orphan_abbreviations": tables["orphan_abbreviations"],
+        "wrong_counts": tables["wrong_counts"],
+        "duplicate_db_ids": tables["duplicate_db_ids"],
+        "duplicate_index_docs": library.index.num_docs() - len(ix_ids),
+        "duplicate_positions": tables["duplicate_positions"],
+    }
+    # The paper-level channel (evtui/papers.py) holds exactly one document per ready paper.
+    channel = library.index.paper_ids()
+    out["paper_channel_mismatch"] = len(set(channel) ^ library.store.ready_ids()) + len(channel) - len(set(channel))
+    out["duplicate_embeddings"] = duplicate_rows(library.store.con)
+    problems = [k for k, v in out.items() if k not in {"consistent", "db_sentences", "index_docs"} and v]
+    out["ok"] = out["consistent"] and not problems
+    out["problems"] = problems if out["consistent"] else ["inconsistent", *problems]
+    return out

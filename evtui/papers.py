@@ -34,14 +34,12 @@ def paper_index_path(sentence_index_path: Path) -> Path:
     return sentence_index_path.with_name(sentence_index_path.name + "-papers")
 
 
-def _schema() -> tantivy.Schema:
-    from evtui.index import SCI_TOKENIZER, SPLIT_TOKENIZER
-
+def _schema(sci_tokenizer: str, split_tokenizer: str) -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
     b.add_text_field("paper_id", stored=True, tokenizer_name="raw")
     b.add_integer_field("year", stored=False, indexed=True, fast=True)
-    b.add_text_field("text", stored=False, tokenizer_name=SCI_TOKENIZER, index_option="freq")
-    b.add_text_field("text_split", stored=False, tokenizer_name=SPLIT_TOKENIZER, index_option="freq")
+    b.add_text_field("text", stored=False, tokenizer_name=sci_tokenizer, index_option="freq")
+    b.add_text_field("text_split", stored=False, tokenizer_name=split_tokenizer, index_option="freq")
     return b.build()
 
 
@@ -62,12 +60,15 @@ class _Staged:
 
 
 class PaperIndex:
-    """Title + abstract per paper. Writes are staged and reach Tantivy at `commit` (see the module doc)."""
+    """Title + abstract per paper. Writes are staged and reach Tantivy at `commit` (see the module doc).
 
-    def __init__(self, path: Path, *, writable: bool) -> None:
-        from evtui.index import _analyzers
+    The sentence index that owns it passes its analysers in (`analyzers`: tokenizer name -> analyser;
+    `tokenizers`: the names of the whole-token and the hyphen-splitting one), so both analyse text alike."""
 
+    def __init__(self, path: Path, *, writable: bool, analyzers: dict[str, tantivy.TextAnalyzer],
+                 tokenizers: tuple[str, str]) -> None:
         self.path = path
+        self.schema = _schema(*tokenizers)
         self.writable = writable
         marker = path / MARKER
         self.complete = marker.exists() and tantivy.Index.exists(str(path)) and (
@@ -77,8 +78,8 @@ class PaperIndex:
         self.ix: tantivy.Index | None = None
         if writable or self.complete:
             path.mkdir(parents=True, exist_ok=True)
-            self.ix = tantivy.Index(_schema(), path=str(path), reuse=True)
-            for name, analyzer in _analyzers().items():
+            self.ix = tantivy.Index(self.schema, path=str(path), reuse=True)
+            for name, analyzer in analyzers.items():
                 self.ix.register_tokenizer(name, analyzer)
         self._writer: tantivy.IndexWriter | None = None
         self._staged: dict[str, _Staged] = {}
@@ -186,7 +187,7 @@ class PaperIndex:
             return []
         query = tantivy.Query.boolean_query(clauses)
         if year_from is not None or year_to is not None:
-            years = tantivy.Query.range_query(_schema(), "year", tantivy.FieldType.Integer, year_from, year_to)
+            years = tantivy.Query.range_query(self.schema, "year", tantivy.FieldType.Integer, year_from, year_to)
             query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, years)])
         searcher = self.ix.searcher()
         res = searcher.search(query, limit=limit, count=False)

@@ -88,3 +88,22 @@ def coverage_marker(spans: Sequence[Span], aspects: Sequence[Aspect]) -> Text:
     for i, a in enumerate(aspects):
         out.append("●" if a.id in hit else "○", style=aspect_color(i) if a.id in hit else "dim")
     return out
+
+
+def short(text: str, width: int) -> str:
+    """One line of at most `width` characters, without control characters (still a str: wrap it in plain()
+    where markup could be read)."""
+    text = " ".join(printable(text, oneline=True).split())
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def bar(value: float, total: float, width: int, style: str) -> Text:
+    """A horizontal bar with eighth-block resolution."""
+    frac = 0.0 if total <= 0 else max(0.0, min(1.0, value / total))
+    eighths = int(round(frac * width * 8))
+    full, rest = divmod(eighths, 8)
+    out = Text("█" * full, style=style)
+    if rest:
+        out.append(" ▏▎▍▌▋▊▉"[rest], style=style)
+    out.append(" " * max(0, width - full - (1 if rest else 0)))
+    return out

@@ -343,6 +343,34 @@ class Store:
         return out
 
     # -- sentences -------------------------------------------------------------------------------
+    def integrity(self) -> dict[str, int]:
+        """What a crash must never leave in the tables: orphan rows, papers whose stored sentence count is wrong,
+        duplicate sentence ids or positions (all 0 when sound)."""
+
+        def one(sql: str) -> int:
+            row = self.con.execute(sql).fetchone()
+            return int(row[0]) if row else 0
+
+        return {
+            "orphan_sentences": one("SELECT count(*) FROM sentences s WHERE NOT EXISTS"
+                                    " (SELECT 1 FROM papers p WHERE p.id = s.paper_id)"),
+            "orphan_abbreviations": one("SELECT count(*) FROM abbreviations a WHERE NOT EXISTS"
+                                        " (SELECT 1 FROM papers p WHERE p.id = a.paper_id)"),
+            "wrong_counts": one("SELECT count(*) FROM papers p WHERE n_sentences <>"
+                                " (SELECT count(*) FROM sentences s WHERE s.paper_id = p.id)"),
+            "duplicate_db_ids": one("SELECT count(*) - count(DISTINCT id) FROM sentences"),
+            "duplicate_positions": one("SELECT count(*) - count(DISTINCT (paper_id, position)) FROM sentences"),
+        }
+
+    def ready_ids(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT id FROM papers WHERE state = 'ready'").fetchall()}
+
+    def sentence_counts(self, ids: Sequence[str]) -> dict[str, int]:
+        """Paper id -> its stored sentence count, for the papers among `ids` that exist."""
+        rows = self.con.execute("SELECT id, n_sentences FROM papers WHERE id IN (SELECT unnest(?))",
+                                [list(ids)]).fetchall()
+        return {r[0]: int(r[1] or 0) for r in rows}
+
     def sentences(self, paper_id: str) -> list[Sentence]:
         rows = self.con.execute(
             "SELECT id, paper_id, position, section_title, section_kind, is_heading, text FROM sentences"

@@ -1,11 +1,14 @@
 """Retrain the shipped reranker + local judge from the public data, and report cross-validated figures.
 
     pip install -e ".[train]"
-    python scripts/train_ranker.py --shared ../shared/datasets [--home /tmp/evtui-train] [--out evtui/resources/ranker]
+    python scripts/train_ranker.py --shared ../shared/datasets [--home /tmp/evtui-train] [--out /tmp/evtui-ranker]
+    python scripts/train_ranker.py ... --install      # + replace the shipped model in evtui/resources/ranker
 
 Cross-validation is 5-fold grouped by paper (every group of one paper is in the same fold), so no figure printed
 here comes from a model that saw the item's paper. Selection settings are chosen on the out-of-fold scores.
-The final model is then fitted on every group and written with its metadata (features, CV figures) to --out.
+The final model is then fitted on every group and written with its metadata (features, CV figures) to --out:
+one file per head (its seed boosters merged into one, evtui.rank.modelfile) and model.json. The shipped model is
+replaced only with --install, and only a retrain that is adopted is committed (BENCHMARKS.md, "Ranker model files").
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import shutil
 import sys
 import time
 from datetime import date
@@ -21,21 +25,22 @@ from typing import Any
 
 import lightgbm as lgb
 import numpy as np
-from sklearn.isotonic import IsotonicRegression
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import GroupKFold
-
-from evtui.bench.evidencebench import TASKS, score_item, task_k
-from evtui.rank.features import FEATURES, JUDGE_FEATURES
-from evtui.rank.model import booster_path
-from evtui.rank.select import normalise, select
-from evtui.rank.train import (
+from ranker_training import (  # scripts/ranker_training.py: training data, kept out of the app's package
     Group,
     checkcovid_groups,
     evidencebench_groups,
     scifact_groups,
     scifact_library_groups,
 )
+from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold
+
+from evtui.bench.evidencebench import TASKS, score_item, task_k
+from evtui.rank.features import FEATURES, JUDGE_FEATURES
+from evtui.rank.model import HEADS
+from evtui.rank.modelfile import write_head
+from evtui.rank.select import normalise, select
 
 VERSION = "evtui-ranker-2"
 RANK_PARAMS: dict[str, Any] = dict(
@@ -108,7 +113,13 @@ def _stack(groups: list[Group], attr: str) -> tuple[np.ndarray, np.ndarray, list
     return np.vstack(xs), np.concatenate(ys), sizes
 
 
+SHIPPED = Path(__file__).resolve().parent.parent / "evtui" / "resources" / "ranker"
 SEEDS = 5  # boosters per head, averaged: one LightGBM's feature/bagging draws move EvidenceBench CV by up to ~5 points
+DATA = {  # what build() reads under --shared (recorded in model.json)
+    "evidencebench": ["evidencebench/evidencebench_dev_set.json", "evidencebench/evidencebench_train_public.json"],
+    "scifact": ["scifact/corpus.jsonl", "scifact/claims_train.jsonl"],
+    "check-covid": ["check-covid/corpus.json", "check-covid/train/covidCheck_train_composed+extracted.json"],
+}
 
 
 class Ensemble:
@@ -120,12 +131,9 @@ class Ensemble:
     def predict(self, x: np.ndarray, raw_score: bool = False) -> np.ndarray:
         return np.mean([b.predict(x, raw_score=raw_score) for b in self.boosters], axis=0)
 
-    def save(self, out: Path, head: str) -> None:
-        """evtui.rank.model loads as many members as model.json's "ensemble" says."""
-        for stale in out.glob(f"{head}*.txt"):  # members of an earlier, larger ensemble
-            stale.unlink()
-        for i, b in enumerate(self.boosters):
-            b.save_model(str(booster_path(out, head, i)))
+    def save(self, out: Path, head: str) -> dict[str, object]:
+        """One file per head: the members merged into one booster that predicts their mean (model.json entry)."""
+        return write_head(out, head, [b.model_to_string() for b in self.boosters])
 
 
 def _seeded(params: dict[str, Any], i: int) -> dict[str, Any]:
@@ -232,7 +240,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", default="../shared/datasets")
     ap.add_argument("--home", default="/tmp/evtui-train")
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "evtui" / "resources" / "ranker"))
+    ap.add_argument("--out", default="/tmp/evtui-ranker")
+    ap.add_argument("--install", action="store_true", help="copy the model into evtui/resources/ranker")
     ap.add_argument("--rebuild", action="store_true", help="recompute features even if groups.pkl exists")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=SEEDS, help="boosters per head (seeds), averaged")
@@ -319,21 +328,36 @@ def main() -> int:
     # -- final fit on everything ------------------------------------------------------------------
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    fit_rank(groups, "label", args.seeds).save(out, "evidence")
-    fit_rank([g for g in groups if g.results_label is not None], "results_label", args.seeds).save(out, "results")
-    fit_binary(groups, args.seeds).save(out, "judge")
+    files = {
+        "evidence": fit_rank(groups, "label", args.seeds).save(out, "evidence"),
+        "results": fit_rank([g for g in groups if g.results_label is not None], "results_label",
+                            args.seeds).save(out, "results"),
+        "judge": fit_binary(groups, args.seeds).save(out, "judge"),
+    }
     xs, ys = iso.X_thresholds_, iso.y_thresholds_
+    sources: dict[str, int] = {}
+    for g in groups:
+        sources[g.source] = sources.get(g.source, 0) + 1
     meta = {
-        "version": VERSION, "features": list(FEATURES), "judge_features": list(JUDGE_FEATURES), "heads": ["evidence", "results", "judge"],
-        "ensemble": args.seeds,
+        "version": VERSION, "features": list(FEATURES), "judge_features": list(JUDGE_FEATURES), "heads": list(HEADS),
+        "files": files,
         "selection": {h: {"aspect_weight": p[0], "redundancy": p[1], "abstract_bonus": p[2]}
                       for h, p in chosen.items()},
         "calibration": {"x": [float(v) for v in xs], "y": [float(v) for v in ys]},
         "levels": levels, "trained_on": ["evidencebench dev + public train", "scifact claims_train",
                                          "check-covid train (SUPPORT/REFUTE)"],
+        "training_data": {"files": DATA, "groups": len(groups), "groups_by_source": sources,
+                          "candidates": sum(len(g.label) for g in groups),
+                          "command": "python " + " ".join(sys.argv)},
         "cv": report,
     }
     (out / "model.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    if args.install and out.resolve() != SHIPPED.resolve():
+        for old in SHIPPED.glob("*.txt"):
+            old.unlink()
+        for name in [str(e["file"]) for e in files.values()] + ["model.json"]:
+            shutil.copyfile(out / name, SHIPPED / name)
+        print(f"installed into {SHIPPED}")
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
     return 0
 

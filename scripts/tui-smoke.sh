@@ -21,7 +21,7 @@ export EVTUI_HOME="$work/home" EVTUI_CONFIG="$work/config.toml" EVTUI_DEMO=false
 "$EVTUI" ingest tests/fixtures/core >/dev/null 2>&1 || { echo "tui-smoke: ingest of tests/fixtures/core failed" >&2; exit 1; }
 
 # The expectations below are for bm25-coverage: cycle the method select (m) from the default to it.
-steps="$(python -c 'import evtui.search as s; m = list(s.METHODS); print((m.index("bm25-coverage") - m.index(s.DEFAULT_METHOD)) % len(m))')"
+steps="$(python -c 'from evtui import methods as s; m = list(s.search_methods()); print((m.index("bm25-coverage") - m.index(s.DEFAULT_METHOD)) % len(m))')"
 
 tmux new-session -d -s "$session" -x 140 -y 40 \
   "EVTUI_HOME='$EVTUI_HOME' EVTUI_CONFIG='$EVTUI_CONFIG' EVTUI_DEMO=false '$EVTUI'; echo \"evtui exited with \$?\"; sleep 30"

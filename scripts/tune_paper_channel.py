@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tantivy
 
-from evtui.bench.beir import Query, corpus_library, docs_from_hits, evaluate, make_doc_ranker
+from evtui.bench.beir import Query, docs_from_hits, evaluate, make_doc_ranker
+from evtui.bench.driver import bench_library
 from evtui.bench.scifact import build_qrels, load_claims
-from evtui.query import compile_matcher
 from evtui.rank.pipeline import BestRanker
-from evtui.search import Searcher, build_query
+from evtui.request import NO_FILTERS
+from evtui.search import Searcher
 
 PULLS = (0, 20, 50)
 FORMS = ("minmax", "ratio", "rrf")
@@ -54,9 +54,8 @@ def main() -> None:
     qrels = build_qrels(claims, "evidence")
     cited_only = sorted(str(c["id"]) for c in claims if not c.get("evidence") and str(c["id"]) in qrels)
     with_evidence = sorted(str(c["id"]) for c in claims if c.get("evidence"))
-    lib = corpus_library("scifact", args.corpus, args.home)
+    lib = bench_library("scifact", args.corpus, args.home)
     searcher = Searcher(lib)
-    index = lib.index
     runs: dict[str, dict[str, dict[str, float]]] = {}
     t0 = time.perf_counter()
     try:
@@ -73,10 +72,7 @@ def main() -> None:
                 if qid not in qrels:
                     continue
                 parsed = searcher.parse(str(c["claim"]), "claim")
-                text_query, _notes = build_query(index, parsed, fast=False)
-                full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query), *index.filter_query()])
-                pool = ranker.pool(parsed, full, compile_matcher(parsed.aspects), paper=None, section=None,
-                                   year_from=None, year_to=None)
+                pool = ranker.pool_for(parsed, NO_FILTERS)
                 if pull == pulls[0]:
                     runs.setdefault("paper-bm25", {})[qid] = dict(pool.papers)
                 raw = ranker.model.score(pool.x, "evidence")

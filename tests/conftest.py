@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from llm_fault_server import FaultServer, fault_server
 
 from evtui.config import load_config
 from evtui.library import Library
@@ -60,3 +61,19 @@ def papers_library(papers_dir: Path) -> Iterator[Library]:
     with Library(load_config()) as library:
         library.ingest([papers_dir])
         yield library
+
+
+@pytest.fixture
+def papers_ingested(papers_dir: Path) -> Path:
+    """The three `papers_dir` papers ingested into the isolated home, the library closed again (for the app or the
+    CLI to open)."""
+    with Library(load_config()) as library:
+        library.ingest([papers_dir])
+    return papers_dir
+
+
+@pytest.fixture
+def server() -> Iterator[FaultServer]:
+    """A loopback OpenAI-style server whose replies and faults a test sets (tests/llm_fault_server.py)."""
+    with fault_server() as srv:
+        yield srv

@@ -9,74 +9,46 @@ ir-measures (pytrec_eval underneath, the same code BEIR scores with).
 
 from __future__ import annotations
 
-import hashlib
-import random
-import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import ir_measures
 
-from evtui.bench.runs import ItemResult
-from evtui.config import Config
+from evtui import methods
+from evtui.bench.driver import ProgressFn, Query
 from evtui.errors import EvtuiError
 from evtui.library import Library
 
 Qrels = dict[str, dict[str, int]]
-T = TypeVar("T")
 Run = dict[str, dict[str, float]]
-ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 
-# Methods that do not need the corpus embedded; any other (dense, hybrid, ...) gets the bench library embedded
-# first, so a whole-corpus search covers every sentence. Embeddings are cached in the bench library's DuckDB.
-# `best` uses embeddings only where they exist (library-wide, only on a fully embedded library), and its
-# library-wide training groups had none, so it is measured as a user without `evtui embed` runs it.
-LEXICAL_METHODS = frozenset({"random", "bm25", "bm25-coverage", "best", "evidential"})
 # Sentences asked for per doc-retrieval query at first: ~10 sentences per abstract, so ~100 distinct docs.
 DOC_SENTENCES_K = 1000
 MAX_DOC_SENTENCES_K = 16000
 
 
-@dataclass(frozen=True)
-class Query:
-    """All a ranker may see of a benchmark query."""
-
-    query_id: str
-    text: str
-    paper_id: str | None = None  # set for within-paper (sentence) retrieval
+def harness_methods() -> list[str]:
+    """What these harnesses run: the seeded draw (the harness's own), then the Searcher's other methods."""
+    names = methods.search_methods()
+    draws = [n for n in names if methods.get(n).ranker == "draw"]
+    return [*draws, *(n for n in names if n not in draws)]
 
 
 def check_method(method: str) -> None:
-    """Fail before any ingest on a name neither `random` (the harness's own) nor a Searcher method."""
-    from evtui.search import METHODS
-
-    names = ["random", *(m for m in METHODS if m != "random")]
+    """Fail before any ingest on a name that is not one of `harness_methods()`."""
+    names = harness_methods()
     if method not in names:
         raise EvtuiError(f"unknown method {method!r}; choose one of: {', '.join(names)}")
 
 
-def corpus_library(name: str, corpus: Path, home: Path) -> Library:
-    """The corpus alone, in `<home>/bench/<name>-<sha10>`, kept apart from the user's library (ingest is idempotent)."""
-    try:
-        digest = hashlib.sha1(corpus.read_bytes(), usedforsecurity=False).hexdigest()[:10]
-    except OSError as exc:
-        raise EvtuiError(f"cannot read the corpus {corpus}: {exc.strerror or exc}") from exc
-    lib = Library(Config(home=home / "bench" / f"{name}-{digest}", demo=False))
-    report = lib.ingest([corpus])
-    if report.errors:
-        lib.close()
-        raise EvtuiError(f"cannot load {corpus}: {report.errors[0].path}: {report.errors[0].reason}")
-    if lib.is_empty():
-        lib.close()
-        raise EvtuiError(f"no papers in {corpus}")
-    return lib
-
-
 def embed_if_needed(library: Library, method: str, on_progress: ProgressFn | None = None) -> int:
-    """Embed every sentence the method may search (cached, so only the first run pays). Returns how many."""
-    if method in LEXICAL_METHODS:
+    """Embed every sentence the method may search (cached, so only the first run pays). Returns how many.
+
+    Only methods that rank by embeddings (dense, hybrid) get the bench library embedded first, so a whole-corpus
+    search covers every sentence. `best` uses embeddings only where they exist (library-wide, only on a fully
+    embedded library), and its library-wide training groups had none, so it is measured as a user without
+    `evtui embed` runs it."""
+    if not methods.needs_embeddings(method):
         return 0
     from evtui.embed import ensure_embeddings
 
@@ -108,12 +80,11 @@ def docs_from_hits(hits: Iterable[tuple[str, float]], depth: int) -> dict[str, f
 
 def make_doc_ranker(library: Library, method: str, seed: int, depth: int = 100) -> Callable[[Query], dict[str, float]]:
     """Query -> {paper id: score} for the top `depth` papers of the whole library."""
-    if method == "random":
+    if methods.get(method).ranker == "draw":
         papers = sorted(p.id for p in library.store.papers())
 
-        def rank_random(q: Query) -> dict[str, float]:
-            rng = random.Random(f"{seed}:{q.query_id}")  # per query, so queries are independent of order
-            return ranked(rng.sample(papers, min(depth, len(papers))))
+        def rank_random(q: Query) -> dict[str, float]:  # keyed by query, so queries are independent of order
+            return ranked(methods.draw(papers, depth, seed, q.query_id))
         return rank_random
 
     from evtui.search import Searcher
@@ -143,11 +114,10 @@ def make_sentence_ranker(library: Library, method: str, seed: int, k: int) -> Ca
     def candidate(kind: str, is_heading: bool) -> bool:
         return kind != "title" and not is_heading
 
-    if method == "random":
+    if methods.get(method).ranker == "draw":
         def rank_random(q: Query) -> list[str]:
-            rng = random.Random(f"{seed}:{q.query_id}")
             pool = [s.id for s in library.store.sentences(q.paper_id or "") if candidate(s.section_kind, s.is_heading)]
-            return rng.sample(pool, min(k, len(pool)))
+            return methods.draw(pool, k, seed, q.query_id)
         return rank_random
 
     from evtui.search import Searcher
@@ -194,18 +164,3 @@ def save(library: Library, result: Mapping[str, Any], params: Mapping[str, Any],
     row.update(task=task, n_items=result["n_queries"], n_skipped=0)
     return save_run(library, row, dict(params), run_id=run_id)
 
-
-def resumed_or_ranked(q: Query, ranker: Callable[[Query], T], done: Mapping[str, ItemResult] | None,
-                      on_item: Callable[[ItemResult], None] | None) -> T:
-    """A killed run's stored answer for this query, else a fresh one (handed to `on_item` to be stored).
-
-    Answers go through JSON, which gives floats back exactly, so a resumed run scores what an uninterrupted
-    one would."""
-    prior = (done or {}).get(q.query_id)
-    if prior is not None:
-        return prior.picked  # type: ignore[no-any-return]
-    t0 = time.perf_counter()
-    answer = ranker(q)
-    if on_item:
-        on_item(ItemResult(q.query_id, None, answer, round(time.perf_counter() - t0, 4)))
-    return answer

@@ -14,7 +14,6 @@ so indices are mapped by walking the corpus file the way the loader does and che
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,16 +21,14 @@ from typing import Any
 from evtui.bench.beir import (
     ProgressFn,
     Qrels,
-    Query,
     check_method,
-    corpus_library,
     embed_if_needed,
     evaluate,
     make_doc_ranker,
     make_sentence_ranker,
     ranked,
-    resumed_or_ranked,
 )
+from evtui.bench.driver import Benchmark, Engine, Query, RunResult, Timings, run_benchmark
 from evtui.bench.runs import ItemResult
 from evtui.config import load_config
 from evtui.errors import EvtuiError
@@ -120,6 +117,78 @@ def build_qrels(claims: list[dict[str, Any]], gold: dict[str, list[str | None]])
     return sentence, doc
 
 
+class CheckCovidRun(Benchmark[Query]):
+    """Each claim searched within its abstract (sentences, when it has evidence) and over the corpus (documents)."""
+
+    name = "checkcovid"
+
+    def __init__(self, corpus: Path, claims_path: Path, claims: list[dict[str, Any]], method: str, seed: int,
+                 params: dict[str, Any]) -> None:
+        self.corpus, self.claims_path, self.claims, self.method, self.seed = corpus, claims_path, claims, method, seed
+        self.params = params
+        self.sentence_qrels: Qrels = {}
+        self.doc_qrels: Qrels = {}
+
+    def prepare(self, library: Library) -> None:
+        gold = gold_sentence_ids(self.corpus, library, {str(c["cord_id"]) for c in self.claims})
+        self.sentence_qrels, self.doc_qrels = build_qrels(self.claims, gold)
+
+    def embed(self, library: Library, on_progress: ProgressFn | None) -> int:
+        return embed_if_needed(library, self.method, on_progress)
+
+    def requests(self) -> list[tuple[str, Query | None]]:
+        return [(str(c["id"]), Query(str(c["id"]), str(c["claim"]), paper_id(c["cord_id"]))) for c in self.claims]
+
+    def _checked(self, q: Query, picked: list[str] | None, docs: dict[str, float]) -> dict[str, Any]:
+        """The claim's sentences within its paper (when it has evidence) and its documents."""
+        k = max(SENTENCE_KS)
+        if picked is not None and len(picked) > k:
+            raise EvtuiError(f"{self.method} returned {len(picked)} sentences for k={k} on {q.query_id}")
+        return {"sentences": None if picked is None else ranked(picked), "docs": docs}
+
+    def local_ranker(self, library: Library) -> Callable[[Query], dict[str, Any]]:
+        rank_sentences = make_sentence_ranker(library, self.method, self.seed, max(SENTENCE_KS))
+        rank_docs = make_doc_ranker(library, self.method, self.seed, DEPTH)
+
+        def answer(q: Query) -> dict[str, Any]:
+            return self._checked(q, rank_sentences(q) if q.query_id in self.sentence_qrels else None,
+                                 rank_docs(Query(q.query_id, q.text)))
+        return answer
+
+    def engine_ranker(self, engine: Engine, library: Library, todo: list[Query]) -> Callable[[Query], dict[str, Any]]:
+        answers = engine.rank_claims(library, [(q, q.query_id in self.sentence_qrels) for q in todo], self.method,
+                                     self.seed, DEPTH, max(SENTENCE_KS))
+
+        def answer(q: Query) -> dict[str, Any]:
+            a = answers(q.query_id)
+            return self._checked(q, a.get("sentences") if q.query_id in self.sentence_qrels else None, a["docs"])
+        return answer
+
+    def score(self, answers: Mapping[str, ItemResult | None], timings: Timings) -> RunResult:
+        sentence_run: dict[str, dict[str, float]] = {}
+        doc_run: dict[str, dict[str, float]] = {}
+        for qid, a in answers.items():
+            if a is None:
+                continue
+            if a.picked["sentences"] is not None:
+                sentence_run[qid] = a.picked["sentences"]
+            doc_run[qid] = a.picked["docs"] or {}
+        s_means, s_per = evaluate(self.sentence_qrels, sentence_run, [f"R@{k}" for k in SENTENCE_KS])
+        d_means, _ = evaluate(self.doc_qrels, doc_run, [f"R@{k}" for k in DOC_KS])
+        result: dict[str, Any] = {
+            "dataset": f"check-covid:{self.claims_path.name}", "method": self.method,
+            "n_queries": len(self.doc_qrels),
+            **{f"sentence_recall@{k}": round(100 * s_means[f"R@{k}"], 2) for k in SENTENCE_KS},
+            **{f"doc_recall@{k}": round(100 * d_means[f"R@{k}"], 2) for k in DOC_KS},
+            "per_item": {q: round(100 * v["R@3"], 2) for q, v in s_per.items()},
+            "seconds": round(timings.total, 2),
+        }
+        return RunResult(result, {
+            **self.params, "n_sentence_queries": len(s_per), "per_item": "sentence_recall@3",
+            "timings": {"ingest": round(timings.ingest, 2), "embed": round(timings.embed, 2),
+                        "search": round(timings.search, 2), "embedded_sentences": timings.embedded_sentences}})
+
+
 def run_checkcovid(
     corpus: Path,
     claims_path: Path,
@@ -131,12 +200,11 @@ def run_checkcovid(
     home: Path | None = None,
     done: Mapping[str, ItemResult] | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
-    engine: str = "local",
-    engine_opts: Mapping[str, Any] | None = None,
+    engine: Engine | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Score each claim's evidence sentences and its abstract: (result, parameters and timings for `save_run`).
 
-    `engine="ray"` ranks the claims on Ray actors (evtui/scale/beir.py; `engine_opts`: address, parquet_dir).
+    `engine` ranks the claims elsewhere (evtui.scale.RayEngine); by default they are ranked here.
 
     Recalls are 0-100; `per_item` is each claim's sentence recall@3 (claims with evidence). Claims in `done`
     (a killed run's rankings) are not searched again; `on_item` gets each new claim's rankings.
@@ -144,70 +212,8 @@ def run_checkcovid(
     check_method(method)
     claims = load_claims(claims_path)
     claims = claims[:limit] if limit else claims
-    t0 = time.perf_counter()
-    library = corpus_library("checkcovid", corpus, home or load_config().home)
-    try:
-        sentence_qrels, doc_qrels = build_qrels(claims, gold_sentence_ids(corpus, library,
-                                                                          {str(c["cord_id"]) for c in claims}))
-        t_ingest = time.perf_counter() - t0
-        embedded = embed_if_needed(library, method, on_progress)
-        t_embed = time.perf_counter() - t0 - t_ingest
-        k = max(SENTENCE_KS)
-        sentence_run: dict[str, dict[str, float]] = {}
-        doc_run: dict[str, dict[str, float]] = {}
-        queries = [Query(str(c["id"]), str(c["claim"]), paper_id(c["cord_id"])) for c in claims]
-        answer: Callable[[Query], tuple[list[str] | None, dict[str, float]]]
-        if engine == "ray":
-            from evtui.scale.beir import ray_claims
-
-            answers = ray_claims(library, [(q, q.query_id in sentence_qrels) for q in queries
-                                           if q.query_id not in (done or {})],
-                                 method, seed, depth=DEPTH, sentence_k=k, **(engine_opts or {}))
-
-            def answer(q: Query) -> tuple[list[str] | None, dict[str, float]]:
-                a = answers(q.query_id)
-                return (a.get("sentences") if q.query_id in sentence_qrels else None), a["docs"]
-        elif engine == "local":
-            rank_sentences = make_sentence_ranker(library, method, seed, k)
-            rank_docs = make_doc_ranker(library, method, seed, DEPTH)
-
-            def answer(q: Query) -> tuple[list[str] | None, dict[str, float]]:
-                return (rank_sentences(q) if q.query_id in sentence_qrels else None,
-                        rank_docs(Query(q.query_id, q.text)))
-        else:
-            raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
-
-        def rank_claim(q: Query) -> dict[str, dict[str, float] | None]:
-            """The claim's sentences within its paper (when it has evidence) and its documents."""
-            picked, docs = answer(q)
-            if picked is not None and len(picked) > k:
-                raise EvtuiError(f"{method} returned {len(picked)} sentences for k={k} on {q.query_id}")
-            return {"sentences": None if picked is None else ranked(picked), "docs": docs}
-
-        for n, q in enumerate(queries, 1):
-            qid = q.query_id
-            both = resumed_or_ranked(q, rank_claim, done, on_item)
-            if both["sentences"] is not None:
-                sentence_run[qid] = both["sentences"]
-            doc_run[qid] = both["docs"] or {}
-            if on_progress:
-                on_progress("claims", n, len(claims))
-    finally:
-        library.close()
-    t_search = time.perf_counter() - t0 - t_ingest - t_embed
-    s_means, s_per = evaluate(sentence_qrels, sentence_run, [f"R@{k}" for k in SENTENCE_KS])
-    d_means, _ = evaluate(doc_qrels, doc_run, [f"R@{k}" for k in DOC_KS])
-    result: dict[str, Any] = {
-        "dataset": f"check-covid:{claims_path.name}", "method": method, "n_queries": len(doc_qrels),
-        **{f"sentence_recall@{k}": round(100 * s_means[f"R@{k}"], 2) for k in SENTENCE_KS},
-        **{f"doc_recall@{k}": round(100 * d_means[f"R@{k}"], 2) for k in DOC_KS},
-        "per_item": {q: round(100 * v["R@3"], 2) for q, v in s_per.items()},
-        "seconds": round(time.perf_counter() - t0, 2),
-    }
-    params = {
-        "corpus": str(corpus), "claims": str(claims_path), "seed": seed, "limit": limit, "depth": DEPTH,
-        "n_sentence_queries": len(s_per), "per_item": "sentence_recall@3",
-        "timings": {"ingest": round(t_ingest, 2), "embed": round(t_embed, 2), "search": round(t_search, 2),
-                    "embedded_sentences": embedded},
-    }
-    return result, params
+    params = {"corpus": str(corpus), "claims": str(claims_path), "seed": seed, "limit": limit, "depth": DEPTH}
+    spec = CheckCovidRun(corpus, claims_path, claims, method, seed, params)
+    out = run_benchmark(spec, home or load_config().home, engine=engine, done=done, on_item=on_item,
+                        on_progress=on_progress)
+    return out.result, out.params

@@ -6,35 +6,23 @@ from that item's own paper; labels are read afterwards, by the scorer alone.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evtui import methods
+from evtui.bench import driver
+from evtui.bench.driver import Benchmark, Engine, RunResult, Task, Timings, run_benchmark
 from evtui.bench.metrics import aspect_recall
 from evtui.bench.runs import ItemResult
-from evtui.config import Config, load_config
+from evtui.config import load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
 
 _POOLS: dict[str, dict] = {}  # bench library home -> BestRanker pool cache, for the length of a process
 TASKS: tuple[str, ...] = ("er-optimal", "er-10", "results-er-optimal", "results-er-5")
 ProgressFn = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Task:
-    """All a ranker may see of a benchmark item."""
-
-    item_id: str
-    hypothesis: str
-    paper_id: str
-    k: int
-    results: bool = False  # a results task asks for results evidence (part of the task, not a label)
 
 
 def load_items(path: Path) -> dict[str, dict[str, Any]]:
@@ -78,64 +66,106 @@ def dataset_name(data: Path) -> str:
 
 
 def bench_library(data: Path, home: Path) -> Library:
-    """A library of the benchmark's papers only, kept apart from the user's (ingest is idempotent)."""
-    digest = hashlib.sha1(data.read_bytes(), usedforsecurity=False).hexdigest()[:10]
-    lib = Library(Config(home=home / "bench" / f"evidencebench-{digest}", demo=False))
-    report = lib.ingest([data])
-    if report.errors:
-        lib.close()
-        raise EvtuiError(f"cannot load {data}: {report.errors[0].reason}")
-    return lib
+    """The EvidenceBench file's papers, as the driver builds them for a run (the Bench screen's drill-down)."""
+    return driver.bench_library("evidencebench", data, home, empty_ok=True)
+
+
+def run_params(data: Path | str, seed: int, judge_opts: Mapping[str, Any] | None = None,
+               limit: int | None = None) -> dict[str, Any]:
+    """A run's stored parameters (its resume key), as the CLI and the Bench screen record them."""
+    return driver.stored_params({"data": str(data), "seed": seed, **(judge_opts or {}),
+                                 **({"limit": limit} if limit is not None else {})})
 
 
 def make_ranker(library: Library, method: str, seed: int,
-                judge_opts: dict[str, Any] | None = None) -> Callable[[Task], list[int]]:
-    # Judge strategies (evtui.judge.strategies); `evidential` without an LLM model is the offline search method.
-    if method in ("llm-rerank", "llm-sbs") or (method == "evidential" and (judge_opts or {}).get("model")):
-        from evtui.judge.strategies import make_judge_ranker
+                judge_opts: Mapping[str, Any] | None = None) -> Callable[[Task], list[int]]:
+    """The method's ranker of benchmark items, as its registry entry says it is made (evtui.methods)."""
+    return methods.make_ranker(library, method, seed, judge_opts)
 
-        return make_judge_ranker(library, method, **(judge_opts or {}))
-    if method == "random":
-        def rank_random(task: Task) -> list[int]:
-            rng = random.Random(f"{seed}:{task.item_id}")  # per item, so items are independent of order
-            pool = [s.position for s in library.store.sentences(task.paper_id) if not s.is_heading]
-            return rng.sample(pool, min(task.k, len(pool)))
-        return rank_random
 
+def _search_ranker(library: Library, method: str, seed: int,
+                   judge_opts: Mapping[str, Any] | None) -> Callable[[Task], list[int]]:
+    """The search method within the item's paper. `--task all` runs the four tasks one after another on the same
+    items: `best` shares its candidate pools (keyed by query and paper content, so never stale) across them."""
     from evtui.search import Searcher
 
-    searcher = Searcher(library)
-    if method in ("best", "evidential"):
-        from evtui.rank.pipeline import BestRanker
-
-        # `--task all` runs the four tasks one after another on the same items: share the candidate pools
-        # (keyed by query and paper content, so never stale) instead of rebuilding them per task.
-        searcher._best = BestRanker(library)
-        searcher._best._pools = _POOLS.setdefault(str(library.config.home), {})
+    searcher = Searcher(library, pool_cache=_POOLS.setdefault(str(library.config.home), {}))
 
     def rank(task: Task) -> list[int]:
         res = searcher.search(task.hypothesis, k=task.k, paper=task.paper_id, mode="hypothesis", method=method,
-                              results=task.results)
+                              results=task.results, seed=seed)
         return [e.sentence.position for e in res.evidence][: task.k]
 
     return rank
 
 
-def rank_item(ranker: Callable[[Task], list[int]], method: str, task: str, item_id: str,
-              item: dict[str, Any]) -> ItemResult | None:
-    """Rank and score one item; None when this task skips it (an item without results labels)."""
+def _draw_ranker(library: Library, method: str, seed: int,
+                 judge_opts: Mapping[str, Any] | None) -> Callable[[Task], list[int]]:
+    def rank(task: Task) -> list[int]:  # keyed by item, so items are independent of order
+        pool = [s.position for s in library.store.sentences(task.paper_id) if not s.is_heading]
+        return methods.draw(pool, task.k, seed, task.item_id)
+
+    return rank
+
+
+def _judge_ranker(library: Library, method: str, seed: int,
+                  judge_opts: Mapping[str, Any] | None) -> Callable[[Task], list[int]]:
+    from evtui.judge.strategies import make_judge_ranker
+
+    return make_judge_ranker(library, method, **(judge_opts or {}))
+
+
+methods.register_ranker("search", _search_ranker)
+methods.register_ranker("draw", _draw_ranker)
+methods.register_ranker("judge", _judge_ranker)
+
+
+def visible_task(item_id: str, item: dict[str, Any], task: str) -> Task | None:
+    """What the ranker sees of one item on `task`; None when the task skips it (no results labels)."""
     k = task_k(item, task)
     if k is None:
         return None
-    t0 = time.perf_counter()
-    visible = Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
-                   results=task.startswith("results"))
-    picked = [int(i) for i in ranker(visible)]
-    if len(picked) > k:
-        raise EvtuiError(f"{method} returned {len(picked)} sentences for K={k} on {item_id}")
-    score = score_item(item, task, picked)
-    return ItemResult(item_id, None if score is None else round(100 * score, 4), picked,
-                      round(time.perf_counter() - t0, 4))
+    return Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
+                results=task.startswith("results"))
+
+
+class EvidenceBenchRun(Benchmark[Task]):
+    """One task of EvidenceBench: each item's Task is ranked, then scored by its aspect recall (0-100)."""
+
+    name = "evidencebench"
+    stage = "items"
+    empty_ok = True
+
+    def __init__(self, data: Path, items: dict[str, dict[str, Any]], task: str, method: str, seed: int,
+                 judge_opts: dict[str, Any] | None) -> None:
+        self.corpus, self.items, self.task, self.method, self.seed = data, items, task, method, seed
+        self.judge_opts = judge_opts
+
+    def requests(self) -> list[tuple[str, Task | None]]:
+        return [(item_id, visible_task(item_id, item, self.task)) for item_id, item in self.items.items()]
+
+    def local_ranker(self, library: Library) -> Callable[[Task], list[int]]:
+        return make_ranker(library, self.method, self.seed,
+                           **({"judge_opts": self.judge_opts} if self.judge_opts else {}))
+
+    def engine_ranker(self, engine: Engine, library: Library, todo: list[Task]) -> Callable[[Task], list[int]]:
+        return engine.rank_tasks(library, todo, self.method, self.seed, self.judge_opts)
+
+    def item(self, item_id: str, request: Task, answer: Sequence[int], seconds: float) -> ItemResult:
+        picked = [int(i) for i in answer]
+        if len(picked) > request.k:
+            raise EvtuiError(f"{self.method} returned {len(picked)} sentences for K={request.k} on {item_id}")
+        score = score_item(self.items[item_id], self.task, picked)
+        return ItemResult(item_id, None if score is None else round(100 * score, 4), picked, seconds)
+
+    def score(self, answers: Mapping[str, ItemResult | None], timings: Timings) -> RunResult:
+        per_item = {i: r.score for i, r in answers.items() if r is not None and r.score is not None}
+        mean = sum(per_item.values()) / len(per_item) if per_item else 0.0
+        return RunResult({
+            "dataset": dataset_name(self.corpus), "task": self.task, "method": self.method,
+            "n_items": len(per_item), "n_skipped": len(answers) - len(per_item), "aspect_recall": round(mean, 2),
+            "per_item": per_item, "seconds": round(timings.total + timings.reused, 2),
+        })
 
 
 def run_evidencebench(
@@ -149,52 +179,17 @@ def run_evidencebench(
     judge_opts: dict[str, Any] | None = None,
     done: Mapping[str, ItemResult] | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
-    engine: str = "local",
-    engine_opts: Mapping[str, Any] | None = None,
+    engine: Engine | None = None,
     limit: int | None = None,
 ) -> dict[str, Any]:
     """Score every item of `data` on `task`. Items in `done` (a killed run's, see `evtui.bench.runs`) are taken
     as they are; `on_item` gets each newly finished one, so a caller can store it before the next starts.
-    `engine="ray"` ranks the items on Ray (evtui/scale/bench.py; `engine_opts`: address, parquet_dir, progress)."""
+    `engine` ranks the items elsewhere (evtui.scale.RayEngine); by default they are ranked here."""
     if task not in TASKS:
         raise EvtuiError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)}, all")
-    if engine not in ("local", "ray"):
-        raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
     items = load_items(data)
     if limit is not None:  # the first N items (quick runs), as `bench scifact --limit`
         items = dict(list(items.items())[:limit])
-    t0 = time.perf_counter()
-    reused_seconds = 0.0
-    library = bench_library(data, home or load_config().home)
-    try:
-        if engine == "ray":  # --- Ray engine: only where the rankings come from changes; scoring stays below
-            from evtui.scale.bench import ray_ranker
-
-            ranker: Callable[[Task], list[int]] = ray_ranker(library, items, task, method, seed, done=done or {},
-                                                             judge_opts=judge_opts, **(engine_opts or {}))
-        else:
-            ranker = make_ranker(library, method, seed, **({"judge_opts": judge_opts} if judge_opts else {}))
-        per_item: dict[str, float] = {}
-        skipped = 0
-        for n, (item_id, item) in enumerate(items.items(), 1):
-            res = (done or {}).get(item_id)
-            if res is not None:
-                reused_seconds += res.seconds
-            else:
-                res = rank_item(ranker, method, task, item_id, item)
-                if res is not None and on_item:
-                    on_item(res)
-            if res is None or res.score is None:
-                skipped += 1
-            else:
-                per_item[item_id] = res.score
-            if on_progress:
-                on_progress(n, len(items))
-    finally:
-        library.close()
-    mean = sum(per_item.values()) / len(per_item) if per_item else 0.0
-    return {
-        "dataset": dataset_name(data), "task": task, "method": method, "n_items": len(per_item),
-        "n_skipped": skipped, "aspect_recall": round(mean, 2), "per_item": per_item,
-        "seconds": round(time.perf_counter() - t0 + reused_seconds, 2),
-    }
+    spec = EvidenceBenchRun(data, items, task, method, seed, judge_opts)
+    return run_benchmark(spec, home or load_config().home, engine=engine, done=done, on_item=on_item,
+                         on_progress=(lambda _stage, n, total: on_progress(n, total)) if on_progress else None).result

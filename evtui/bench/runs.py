@@ -167,6 +167,12 @@ def stored_items(library: Library, run_id: str) -> dict[str, ItemResult]:
     return {r[0]: ItemResult(r[0], r[1], json.loads(r[2]), r[3] or 0.0) for r in rows}
 
 
+def run_per_item(library: Library, run_id: str) -> dict[str, float]:
+    """A stored run's score per item ({} for an unknown run). Read-only: no table is created."""
+    row = library.store.con.execute("SELECT per_item FROM runs WHERE id = ?", [run_id]).fetchone()
+    return json.loads(row[0] or "{}") if row else {}
+
+
 def list_runs(library: Library) -> list[dict[str, Any]]:
     con = library.store.con
     _ensure(con)

@@ -9,7 +9,6 @@ hits are pooled into documents (top 100), and nDCG@10 and Recall@{1,3,5,10,20,50
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,16 @@ from typing import Any
 from evtui.bench.beir import (
     ProgressFn,
     Qrels,
-    Query,
     check_method,
-    corpus_library,
     embed_if_needed,
     evaluate,
     make_doc_ranker,
-    resumed_or_ranked,
 )
+from evtui.bench.driver import Benchmark, Engine, Query, RunResult, Timings, run_benchmark
 from evtui.bench.runs import ItemResult
 from evtui.config import load_config
 from evtui.errors import EvtuiError
+from evtui.library import Library
 
 RECALL_KS: tuple[int, ...] = (1, 3, 5, 10, 20, 50)
 DEPTH = 100  # documents kept per claim, as BEIR's top-100
@@ -70,6 +68,46 @@ def build_qrels(claims: list[dict[str, Any]], rule: str = "evidence") -> Qrels:
     return qrels
 
 
+class SciFactRun(Benchmark[Query]):
+    """Each claim searched over the whole corpus; its documents scored by nDCG@10 and Recall@k."""
+
+    name = "scifact"
+
+    def __init__(self, corpus: Path, claims_path: Path, claims: list[dict[str, Any]], qrels: Qrels, method: str,
+                 seed: int, params: dict[str, Any]) -> None:
+        self.corpus, self.claims_path, self.method, self.seed = corpus, claims_path, method, seed
+        self.qrels, self.params = qrels, params
+        self.queries = [Query(str(c["id"]), str(c["claim"])) for c in claims if str(c["id"]) in qrels]
+
+    def embed(self, library: Library, on_progress: ProgressFn | None) -> int:
+        return embed_if_needed(library, self.method, on_progress)
+
+    def requests(self) -> list[tuple[str, Query | None]]:
+        return [(q.query_id, q) for q in self.queries]
+
+    def local_ranker(self, library: Library) -> Callable[[Query], dict[str, float]]:
+        return make_doc_ranker(library, self.method, self.seed, DEPTH)
+
+    def engine_ranker(self, engine: Engine, library: Library, todo: list[Query]) -> Callable[[Query], Any]:
+        answers = engine.rank_claims(library, [(q, False) for q in todo], self.method, self.seed, DEPTH, 0)
+        return lambda q: answers(q.query_id)["docs"]
+
+    def score(self, answers: Mapping[str, ItemResult | None], timings: Timings) -> RunResult:
+        run = {qid: a.picked for qid, a in answers.items() if a is not None}
+        measures = ["nDCG@10", *(f"R@{k}" for k in RECALL_KS)]
+        means, per_query = evaluate(self.qrels, run, measures)
+        result: dict[str, Any] = {
+            "dataset": f"scifact:{self.claims_path.name}", "method": self.method, "n_queries": len(per_query),
+            "ndcg@10": round(means["nDCG@10"], 4),
+            **{f"recall@{k}": round(100 * means[f"R@{k}"], 2) for k in RECALL_KS},
+            "per_item": {q: round(v["nDCG@10"], 4) for q, v in per_query.items()},
+            "seconds": round(timings.total, 2),
+        }
+        return RunResult(result, {**self.params, "timings": {
+            "ingest": round(timings.ingest, 2), "embed": round(timings.embed, 2), "search": round(timings.search, 2),
+            "embedded_sentences": timings.embedded_sentences}})
+
+
 def run_scifact(
     corpus: Path,
     claims_path: Path,
@@ -82,12 +120,11 @@ def run_scifact(
     home: Path | None = None,
     done: Mapping[str, ItemResult] | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
-    engine: str = "local",
-    engine_opts: Mapping[str, Any] | None = None,
+    engine: Engine | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Rank the corpus for each claim: (result, parameters and timings for `save_run`).
 
-    `engine="ray"` ranks the claims on Ray actors (evtui/scale/beir.py; `engine_opts`: address, parquet_dir).
+    `engine` ranks the claims elsewhere (evtui.scale.RayEngine); by default they are ranked here.
 
     The result holds nDCG@10 (0-1) and Recall@k (0-100), means over all judged claims, and nDCG@10 per claim.
     Claims in `done` (a killed run's rankings) are not searched again; `on_item` gets each new ranking.
@@ -98,44 +135,9 @@ def run_scifact(
     qrels = build_qrels(claims, qrels_rule)
     if not qrels:
         raise EvtuiError(f"no claim in {claims_path} has evidence or cited documents: not SciFact claims?")
-    t0 = time.perf_counter()
-    library = corpus_library("scifact", corpus, home or load_config().home)
-    try:
-        t_ingest = time.perf_counter() - t0
-        embedded = embed_if_needed(library, method, on_progress)
-        t_embed = time.perf_counter() - t0 - t_ingest
-        queries = [Query(str(c["id"]), str(c["claim"])) for c in claims if str(c["id"]) in qrels]
-        ranker: Callable[[Query], dict[str, float]]
-        if engine == "ray":
-            from evtui.scale.beir import ray_claims
-
-            answers = ray_claims(library, [(q, False) for q in queries if q.query_id not in (done or {})], method,
-                                 seed, depth=DEPTH, **(engine_opts or {}))
-            ranker = lambda q: answers(q.query_id)["docs"]  # noqa: E731
-        elif engine == "local":
-            ranker = make_doc_ranker(library, method, seed, DEPTH)
-        else:
-            raise EvtuiError(f"unknown engine {engine!r}; choose local or ray")
-        run: dict[str, dict[str, float]] = {}
-        for n, q in enumerate(queries, 1):
-            run[q.query_id] = resumed_or_ranked(q, ranker, done, on_item)
-            if on_progress:
-                on_progress("claims", n, len(queries))
-    finally:
-        library.close()
-    t_search = time.perf_counter() - t0 - t_ingest - t_embed
-    measures = ["nDCG@10", *(f"R@{k}" for k in RECALL_KS)]
-    means, per_query = evaluate(qrels, run, measures)
-    result: dict[str, Any] = {
-        "dataset": f"scifact:{claims_path.name}", "method": method, "n_queries": len(per_query),
-        "ndcg@10": round(means["nDCG@10"], 4),
-        **{f"recall@{k}": round(100 * means[f"R@{k}"], 2) for k in RECALL_KS},
-        "per_item": {q: round(v["nDCG@10"], 4) for q, v in per_query.items()},
-        "seconds": round(time.perf_counter() - t0, 2),
-    }
-    params = {
-        "corpus": str(corpus), "claims": str(claims_path), "seed": seed, "limit": limit, "qrels": qrels_rule,
-        "depth": DEPTH, "timings": {"ingest": round(t_ingest, 2), "embed": round(t_embed, 2),
-                                    "search": round(t_search, 2), "embedded_sentences": embedded},
-    }
-    return result, params
+    params = {"corpus": str(corpus), "claims": str(claims_path), "seed": seed, "limit": limit, "qrels": qrels_rule,
+              "depth": DEPTH}
+    spec = SciFactRun(corpus, claims_path, claims, qrels, method, seed, params)
+    out = run_benchmark(spec, home or load_config().home, engine=engine, done=done, on_item=on_item,
+                        on_progress=on_progress)
+    return out.result, out.params

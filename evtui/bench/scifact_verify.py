@@ -20,15 +20,14 @@ NEI abstracts left out. Sentence indices count the abstract's sentences only (th
 
 from __future__ import annotations
 
-import importlib
 import json
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from evtui.bench.beir import ProgressFn, corpus_library
+from evtui.bench import scifact_predict
+from evtui.bench.driver import Benchmark, Engine, ProgressFn, RunResult, Timings, run_benchmark
 from evtui.bench.runs import ItemResult
 from evtui.bench.scifact import load_claims
 from evtui.config import load_config
@@ -44,35 +43,10 @@ GROUPS: tuple[str, ...] = (
     "sentence_selection",  # sentence_selection
     "sentence_selection_label",  # sentence_label
 )
-PREFIX = "scifact:"
-DEFAULT_PAPERS = 1  # as evtui.verify.scifact chose it by CV
+DEFAULT_PAPERS = 1  # as evtui.bench.scifact_predict chose it by CV
 
-# predict(library, claims, papers) -> one official prediction per claim (evtui.verify.scifact.predict).
-Predictor = Callable[[Library, list[dict[str, Any]], int], Iterable[Mapping[str, Any]]]
-
-
-# -- stored sentences <-> SciFact indices ------------------------------------------------------------------
-def doc_id_of(paper_id: str) -> str:
-    """The SciFact corpus doc_id of our paper id (`scifact:4983` -> `4983`)."""
-    if not paper_id.startswith(PREFIX) or len(paper_id) == len(PREFIX):
-        raise EvtuiError(f"{paper_id!r} is not a SciFact paper id (scifact:<doc_id>)")
-    return paper_id[len(PREFIX):]
-
-
-def to_scifact_index(paper_id: str, position: int, *, titled: bool = True) -> int | None:
-    """The 0-based SciFact abstract sentence index of the sentence stored at `position` (None for the title).
-
-    The corpus-jsonl loader stores the title at position 0 and abstract sentence i at position i + 1; it stores
-    no headings (a structured abstract's "METHODS:" stays inside its sentence). It would skip an empty sentence
-    and leave out an empty title (`titled=False`), but the SciFact corpus has neither: all 5,183 documents
-    ingest to exactly 1 + len(abstract) sentences, text for text.
-    """
-    doc_id_of(paper_id)
-    if position < 0:
-        raise EvtuiError(f"{paper_id}: no sentence at position {position}")
-    if not titled:
-        return position
-    return position - 1 if position > 0 else None
+# predict(library, claims, papers) -> one official prediction per claim (evtui.bench.scifact_predict.predict).
+Predictor = Callable[[Library, list[Mapping[str, Any]], int], Iterable[Mapping[str, Any]]]
 
 
 # -- the official scorer -----------------------------------------------------------------------------------
@@ -203,7 +177,7 @@ def claim_f1(c: Counts) -> float:
     return prf(c.correct_label_only, c.predicted_abstracts, c.gold_abstracts)["f1"]
 
 
-def score(claims: list[Mapping[str, Any]], predictions: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def score(claims: Sequence[Mapping[str, Any]], predictions: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The official metrics of predictions against gold claims: exactly one prediction per claim (any order)."""
     by_id: dict[str, Mapping[str, Any]] = {}
     for n, pred in enumerate(predictions, 1):
@@ -257,15 +231,8 @@ def evaluate_files(gold_path: Path, pred_path: Path) -> dict[str, Any]:
 
 # -- the benchmark task ------------------------------------------------------------------------------------
 def default_predictor() -> Predictor:
-    """evtui.verify.scifact.predict, or a clear message in a build without the verifier."""
-    try:
-        module = importlib.import_module("evtui.verify.scifact")
-    except ModuleNotFoundError as exc:
-        if exc.name in ("evtui.verify", "evtui.verify.scifact"):
-            raise EvtuiError("this build has no claim verifier (evtui.verify.scifact)") from exc
-        raise
-    predict: Predictor = module.predict
-    return predict
+    """The shipped pipeline (evtui.bench.scifact_predict.predict); tests put an oracle in its place."""
+    return scifact_predict.predict
 
 
 def verifier_version() -> str | None:
@@ -276,7 +243,71 @@ def verifier_version() -> str | None:
         m = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return f"{m.get('version', '')}:{str(m.get('sha256', ''))[:12]}" if isinstance(m, dict) else None
+    if not isinstance(m, dict):
+        return None
+    digest = (m.get("adapter") or {}).get("sha256") if isinstance(m.get("adapter"), dict) else m.get("sha256")
+    return f"{m.get('version', '')}:{str(digest or '')[:12]}"
+
+
+class SciFactVerifyRun(Benchmark[dict[str, Any]]):
+    """`bench scifact --task verify` as a driver spec: each claim (id and text only) is predicted over the whole
+    corpus by `predict`, stored with its label-only F1, and the run is scored with the official metrics."""
+
+    name = "scifact"
+    stage = "claims"
+
+    def __init__(self, corpus: Path, claims_path: Path, claims: list[dict[str, Any]], papers: int,
+                 predict: Predictor, method: str, done: set[str]) -> None:
+        self.corpus, self.claims_path, self.claims = corpus, claims_path, claims
+        self.papers, self.predict, self.method, self.seed = papers, predict, method, 0
+        self.gold = {str(c["id"]): c for c in claims}
+        self.done = done  # claims a killed run already answered: not asked again
+
+    def requests(self) -> list[tuple[str, dict[str, Any] | None]]:
+        return [(str(c["id"]), {"id": c["id"], "claim": c["claim"]}) for c in self.claims]
+
+    def local_ranker(self, library: Library) -> Callable[[dict[str, Any]], Any]:
+        # One predictor call for every claim still to do, consumed claim by claim: it keeps one searcher and its
+        # caches for the whole run, and each answer is stored before the next claim is verified.
+        todo: list[Mapping[str, Any]] = [r for qid, r in self.requests() if r is not None and qid not in self.done]
+        stream = iter(self.predict(library, todo, self.papers))
+        answered = len(self.done)
+
+        def one(claim: dict[str, Any]) -> Mapping[str, Any]:
+            nonlocal answered
+            pred = next(stream, None)
+            if pred is None:
+                raise EvtuiError(f"the predictor answered {answered} of {len(self.claims)} claims")
+            check_prediction(pred, "the predictor's answer")
+            if str(pred["id"]) != str(claim["id"]):
+                raise EvtuiError(f"the predictor answered claim {pred['id']}, which was not asked or already answered"
+                                 if str(pred["id"]) not in self.gold or str(pred["id"]) in self.done else
+                                 f"the predictor answered claim {pred['id']} when asked claim {claim['id']}")
+            answered += 1
+            return pred
+
+        return one
+
+    def engine_ranker(self, engine: Engine, library: Library, todo: list[dict[str, Any]]) -> Callable[[Any], Any]:
+        raise EvtuiError("claim verification runs on the local engine only")
+
+    def item(self, item_id: str, request: dict[str, Any], answer: Any, seconds: float) -> ItemResult:
+        return ItemResult(item_id, claim_f1(score_claim(self.gold[item_id], answer)), dict(answer), seconds)
+
+    def score(self, answers: Mapping[str, ItemResult | None], timings: Timings) -> RunResult:
+        preds = {k: v.picked for k, v in answers.items() if v is not None}
+        if len(preds) < len(self.claims):
+            raise EvtuiError(f"the predictor answered {len(preds)} of {len(self.claims)} claims")
+        scored = score(self.claims, [preds[str(c["id"])] for c in self.claims])
+        r4 = {g: {k: round(v, 4) for k, v in scored[g].items()} for g in GROUPS}
+        result: dict[str, Any] = {
+            "task": "verify", "dataset": f"scifact:{self.claims_path.name}", "method": self.method,
+            "claims": len(self.claims), "papers": self.papers, **r4, "counts": scored["counts"],
+            "per_item": {k: round(claim_f1(score_claim(self.gold[k], preds[k])), 4) for k in self.gold},
+            "seconds": round(timings.total, 2),
+        }
+        return RunResult(result, {"timings": {"ingest": round(timings.ingest, 2),
+                                              "verify": round(timings.total - timings.ingest, 2)}})
 
 
 def run_scifact_verify(
@@ -303,42 +334,12 @@ def run_scifact_verify(
     claims = claims[:limit] if limit else claims
     for c in claims:
         gold_evidence(c)  # a claims file without labels fails before any work
-    predict = predict or default_predictor()
-    t0 = time.perf_counter()
-    library = corpus_library("scifact", corpus, home or load_config().home)
-    gold = {str(c["id"]): c for c in claims}
-    preds: dict[str, Mapping[str, Any]] = {k: v.picked for k, v in (done or {}).items() if k in gold}
-    todo = [{"id": c["id"], "claim": c["claim"]} for c in claims if str(c["id"]) not in preds]
-    try:
-        t_ingest = time.perf_counter() - t0
-        t_item = time.perf_counter()
-        for pred in predict(library, todo, papers) if todo else ():
-            check_prediction(pred, "the predictor's answer")
-            key = str(pred["id"])
-            if key not in gold or key in preds:
-                raise EvtuiError(f"the predictor answered claim {pred['id']}, which was not asked or already answered")
-            preds[key] = pred
-            if on_item:
-                on_item(ItemResult(key, claim_f1(score_claim(gold[key], pred)), dict(pred),
-                                   round(time.perf_counter() - t_item, 4)))
-            t_item = time.perf_counter()
-            if on_progress:
-                on_progress("claims", len(preds), len(claims))
-    finally:
-        library.close()
-    if len(preds) < len(claims):
-        raise EvtuiError(f"the predictor answered {len(preds)} of {len(claims)} claims")
-    scored = score(claims, [preds[str(c["id"])] for c in claims])
-    r4 = {g: {k: round(v, 4) for k, v in scored[g].items()} for g in GROUPS}
-    result: dict[str, Any] = {
-        "task": "verify", "dataset": f"scifact:{claims_path.name}", "method": method, "claims": len(claims),
-        "papers": papers, **r4, "counts": scored["counts"],
-        "per_item": {k: round(claim_f1(score_claim(gold[k], preds[k])), 4) for k in gold},
-        "seconds": round(time.perf_counter() - t0, 2),
-    }
-    params = {"corpus": str(corpus), "claims": str(claims_path), "limit": limit, "papers": papers,
-              "timings": {"ingest": round(t_ingest, 2), "verify": round(time.perf_counter() - t0 - t_ingest, 2)}}
-    return result, params
+    known = {str(c["id"]) for c in claims}
+    done = {k: v for k, v in (done or {}).items() if k in known}
+    spec = SciFactVerifyRun(corpus, claims_path, claims, papers, predict or default_predictor(), method, set(done))
+    run = run_benchmark(spec, home or load_config().home, done=done, on_item=on_item, on_progress=on_progress)
+    params = {"corpus": str(corpus), "claims": str(claims_path), "limit": limit, "papers": papers, **run.params}
+    return run.result, params
 
 
 def save(library: Library, result: Mapping[str, Any], params: Mapping[str, Any], *, run_id: str | None = None) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from evtui.errors import IngestError
+from evtui.ingest.reader import MAX_FILE_BYTES, open_capped
 from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -21,7 +22,6 @@ FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", 
                             "bibtex", "ris", "csl-json", "zotero")
 # Binary formats: never through the text checks (the loader checks them itself).
 _BINARY_FORMATS = frozenset({"pdf", "zotero"})
-MAX_FILE_BYTES = 512 * 1024 * 1024
 _DOC_PREFIXES = ("readme", "license", "licence", "source", "changelog")
 _SNIFF = 64 * 1024
 # A sentence longer than this is cut into pieces at ingest (with a note), a title cut short: real sentences are
@@ -67,10 +67,7 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]
 
 
 def _open_bytes(path: Path) -> io.BufferedReader:
-    """The file's bytes, gunzipped for a .gz, capped at MAX_DECOMPRESSED_BYTES in total (every loader reads
-    through this: see evtui/ingest/reader.py)."""
-    from evtui.ingest.reader import open_capped
-
+    """The file's bytes, gunzipped for a .gz, capped in total (evtui/ingest/reader.py)."""
     return open_capped(path)
 
 

@@ -13,31 +13,15 @@ from typing import Any
 from lxml import etree
 
 from evtui.errors import IngestError
-from evtui.ingest import MAX_FILE_BYTES, _open_bytes
+from evtui.ingest.reader import decode as _decode
+from evtui.ingest.reader import open_capped as _open
+from evtui.ingest.reader import read_bytes as _read_bytes
 from evtui.ingest.sections import flat_section_kind, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
 Result = Iterator["ParsedPaper | IngestError"]
 MAX_LINE_BYTES = 10 * 1024 * 1024
-
-
-def _open(path: Path) -> io.BufferedReader:
-    return _open_bytes(path)  # gunzipped and capped in total, for every format
-
-
-def _read_bytes(path: Path) -> bytes:
-    # Bounded (a small .gz can inflate to gigabytes), and read a MiB at a time: read(MAX_FILE_BYTES + 1) on a
-    # buffered reader allocates the whole cap up front, 512 MiB for every file.
-    chunks: list[bytes] = []
-    total = 0
-    with _open(path) as fh:
-        while chunk := fh.read(1 << 20):
-            total += len(chunk)
-            if total > MAX_FILE_BYTES:
-                raise IngestError(str(path), f"more than {MAX_FILE_BYTES // 2**20} MiB of text once decompressed")
-            chunks.append(chunk)
-    return b"".join(chunks)
 
 
 _BLANK_RUN = re.compile(rb"[ \t\r\n]*")
@@ -72,15 +56,6 @@ def _bounded_lines(fh: io.BufferedReader, path: Path) -> Iterator[tuple[int, byt
 
 
 _BLANK_PEEK = 1 << 16
-
-
-def _decode(path: Path, data: bytes, *, lenient: bool = False) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if lenient:
-            return data.decode("cp1252", errors="replace")
-        raise IngestError(str(path), f"not valid UTF-8 text (byte {exc.start}); re-save the file as UTF-8") from exc
 
 
 def _ws(text: str) -> str:

@@ -1,6 +1,6 @@
 """The one way loaders read a source file's bytes: decompressed when it is gzip, and never past a total cap.
 
-Every format goes through `open_capped` (evtui.ingest._open_bytes), so a 1 MB .gz that inflates to gigabytes of
+Every format goes through `open_capped` (or `read_bytes`), so a 1 MB .gz that inflates to gigabytes of
 newlines stops at MAX_DECOMPRESSED_BYTES with the file named in the error, whichever loader reads it; a gzip
 member followed by garbage (padding, a truncated second copy) keeps its data, as `gzip -d` does.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 from evtui.errors import IngestError
 
 MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
+MAX_FILE_BYTES = MAX_DECOMPRESSED_BYTES  # on disk, and in total once decompressed
 _CHUNK = 1 << 16
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -87,3 +88,27 @@ def open_capped(path: Path, limit: int | None = None) -> io.BufferedReader:
     once more than `limit` (default MAX_DECOMPRESSED_BYTES) bytes have been read from it."""
     return io.BufferedReader(_CappedRaw(path, MAX_DECOMPRESSED_BYTES if limit is None else limit),
                              buffer_size=_CHUNK)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The whole (decompressed) file, bounded: read a MiB at a time, since read(MAX_FILE_BYTES + 1) on a buffered
+    reader allocates the whole cap up front, 512 MiB for every file."""
+    chunks: list[bytes] = []
+    total = 0
+    with open_capped(path) as fh:
+        while chunk := fh.read(1 << 20):
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                raise IngestError(str(path), f"more than {MAX_FILE_BYTES // 2**20} MiB of text once decompressed")
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def decode(path: Path, data: bytes, *, lenient: bool = False) -> str:
+    """UTF-8 (a BOM allowed); `lenient` reads anything else as cp1252 (reference-manager exports from old tools)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if lenient:
+            return data.decode("cp1252", errors="replace")
+        raise IngestError(str(path), f"not valid UTF-8 text (byte {exc.start}); re-save the file as UTF-8") from exc

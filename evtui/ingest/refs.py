@@ -16,6 +16,8 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from evtui.errors import IngestError
+from evtui.ingest.reader import decode as _decode
+from evtui.ingest.reader import read_bytes as _read_bytes
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -156,8 +158,6 @@ def _bib_files(value: str, base: Path) -> list[Path]:
 
 
 def load_bibtex(path: Path) -> Result:
-    from evtui.ingest.loaders import _decode, _read_bytes
-
     text = _decode(path, _read_bytes(path), lenient=True)
     n = 0
     for typ, key, f in parse_bibtex(text):
@@ -192,8 +192,6 @@ def _clean_doi(s: str) -> str | None:
 
 # -- RIS -------------------------------------------------------------------------------------------------------
 def load_ris(path: Path) -> Result:
-    from evtui.ingest.loaders import _decode, _read_bytes
-
     text = _decode(path, _read_bytes(path), lenient=True)
     rec: dict[str, list[str]] = {}
     n = 0
@@ -236,8 +234,6 @@ def _ris_paper(path: Path, rec: dict[str, list[str]], n: int) -> ParsedPaper | I
 
 # -- CSL-JSON ----------------------------------------------------------------------------------------------------
 def load_csl_json(path: Path) -> Result:
-    from evtui.ingest.loaders import _decode, _read_bytes
-
     try:
         data = json.loads(_decode(path, _read_bytes(path)))
     except json.JSONDecodeError as exc:

@@ -13,15 +13,13 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-import tantivy
 
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
-from evtui.query import compile_matcher
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
-from evtui.search import build_query
+from evtui.request import Filters
 from evtui.verify.cues import explain, non_significant
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
@@ -34,16 +32,15 @@ class LocalJudge:
     prompt_version = PROMPT_VERSION
 
     def __init__(self, library: Library, ranker: BestRanker | None = None, verifier: Verifier | None = None) -> None:
+        """`ranker`: a search's `best` ranker, so the judge shares its model and the pools it built (it never
+        embeds itself: the judge must not stall on embedding)."""
         self.library = library
-        self.ranker = ranker or BestRanker(library, embed=False)
+        self.ranker = ranker.sibling(embed=False) if ranker is not None else BestRanker(library, embed=False)
         self.verifier = verifier or default_verifier()
         self.model = f"evtui-local-{self.ranker.model.version}+{self.verifier.version}"
 
     def judge(self, query: ParsedQuery, evidence: list[Evidence]) -> list[Judgment]:
         """Each sentence is scored inside its own paper, as the model was trained (features are paper-relative)."""
-        index = self.library.index
-        text_query, _ = build_query(index, query)
-        matcher = compile_matcher(query.aspects)
         by_paper: dict[str, list[int]] = defaultdict(list)
         for i, e in enumerate(evidence):
             by_paper[e.sentence.paper_id].append(i)
@@ -51,9 +48,7 @@ class LocalJudge:
         labels = {a.id: a.label for a in query.aspects}
         stances = self._stances(query, evidence)
         for paper, idxs in by_paper.items():
-            full = tantivy.Query.boolean_query([(tantivy.Occur.Must, text_query),
-                                                *index.filter_query(paper=paper)])
-            pool = self.ranker.pool(query, full, matcher, paper=paper, section=None, year_from=None, year_to=None)
+            pool = self.ranker.pool_for(query, Filters(paper=paper))
             row = {c.sentence.id: n for n, c in enumerate(pool.candidates)}
             probs = self.ranker.model.probability(pool.x) if len(pool.x) else np.zeros(0)
             for i in idxs:

@@ -17,6 +17,7 @@ from evtui.models import Evidence, ParsedQuery
 
 if TYPE_CHECKING:
     from evtui.library import Library
+    from evtui.search import Searcher
 
 JUDGES: tuple[str, ...] = ("local", "llm")
 
@@ -41,8 +42,9 @@ class Estimate:
 
 
 def make_judge(library: Library | None, judge: str | None = None, model: str | None = None,
-               api_base: str | None = None, **opts: Any) -> Judge:
-    """A judge by name, with defaults from the library's config (judge, judge_model, judge_api_base, ...)."""
+               api_base: str | None = None, *, searcher: Searcher | None = None, **opts: Any) -> Judge:
+    """A judge by name, with defaults from the library's config (judge, judge_model, judge_api_base, ...).
+    `searcher`: the local judge shares its `best` ranker (the model and the pools it built)."""
     cfg = library.config if library is not None else None
     name = (judge or (cfg.judge if cfg else None) or "local").strip().lower()
     if name == "local":
@@ -52,7 +54,7 @@ def make_judge(library: Library | None, judge: str | None = None, model: str | N
             from evtui.judge.local import LocalJudge
         except ImportError as exc:
             raise EvtuiError(f"the local judge is not available in this install ({exc}); use --judge llm") from exc
-        return LocalJudge(library)  # type: ignore[no-any-return]
+        return LocalJudge(library, ranker=searcher.ranker if searcher is not None else None)  # type: ignore[no-any-return]
     if name == "llm":
         from evtui.judge.llm import LLMJudge
 

@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from evtui.errors import EvtuiError
 from evtui.judge.base import Judgment
+from evtui.methods import Task, judge_methods, lookup
 from evtui.models import Sentence
 
 if TYPE_CHECKING:
-    from evtui.bench.evidencebench import Task
     from evtui.judge.llm import LLMClient
     from evtui.library import Library
 
-JUDGE_METHODS: tuple[str, ...] = ("llm-rerank", "llm-sbs", "evidential")
 RERANK_POOL = 30
 ALPHA = 0.5
 SBS_CHUNK_CHARS = 6000  # a section longer than this is shown in parts (small local models have 2k contexts)
@@ -185,8 +184,8 @@ def insert_completions(con: Any, rows: Sequence[Sequence[Any]]) -> None:
 def make_judge_ranker(library: Library, method: str, *, judge: str | None = None, model: str | None = None,
                       api_base: str | None = None, pool: int = RERANK_POOL, alpha: float = ALPHA,
                       search_method: str | None = None, **opts: Any) -> Callable[[Task], list[int]]:
-    if method not in JUDGE_METHODS:
-        raise EvtuiError(f"unknown judge strategy {method!r}; choose one of: {', '.join(JUDGE_METHODS)}")
+    if (m := lookup(method)) is None or not m.judge:
+        raise EvtuiError(f"unknown judge strategy {method!r}; choose one of: {', '.join(judge_methods())}")
     sink = opts.pop("sink", None)  # cache rows go there instead of the library (a read-only Ray worker)
     if method == "llm-sbs":
         if judge not in (None, "llm"):

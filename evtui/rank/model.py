@@ -1,8 +1,10 @@
 """The shipped reranker: LightGBM boosters over FEATURES, plus the judge's calibration and selection settings.
 
-Files live in evtui/resources/ranker/ (model.json + per head, `ensemble` booster text files averaged), written by
-scripts/train_ranker.py from the public data only. `model.json` records the feature list, so a model trained
-on other features refuses to load rather than scoring garbage.
+Files live in evtui/resources/ranker/: model.json and one LightGBM text file per head, written by
+scripts/train_ranker.py from the public data only. Each head was trained as a seed ensemble and is stored as one
+booster holding the members' trees, scored as the members' mean (evtui.rank.modelfile). `model.json` records the
+feature list, so a model trained on other features refuses to load rather than scoring garbage, and each file's
+sha256, so a damaged or swapped file is refused too.
 """
 
 from __future__ import annotations
@@ -17,20 +19,16 @@ import numpy as np
 
 from evtui.errors import EvtuiError
 from evtui.rank.features import FEATURES, JUDGE_FEATURES
+from evtui.rank.modelfile import seed_mean, sha256_file
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "ranker"
 HEADS = ("evidence", "results", "judge")
 
 
-def booster_path(folder: Path, head: str, member: int) -> Path:
-    """Member `member` of a head's seed ensemble: head.txt, head.1.txt, ... (scripts/train_ranker.py writes them)."""
-    return folder / (f"{head}.txt" if member == 0 else f"{head}.{member}.txt")
-
-
 @dataclass
 class RankerModel:
     version: str
-    boosters: dict[str, list[Any]]  # head -> boosters whose predictions are averaged
+    boosters: dict[str, Any]  # head -> its booster: a merged seed ensemble, scored by `_raw`
     selection: dict[str, dict[str, float]] = field(default_factory=dict)
     calibration: dict[str, list[float]] = field(default_factory=dict)
     levels: list[float] = field(default_factory=list)
@@ -48,29 +46,38 @@ class RankerModel:
         if tuple(meta.get("features", ())) != FEATURES or tuple(meta.get("judge_features", ())) != JUDGE_FEATURES:
             raise EvtuiError(f"the ranking model in {folder} was trained on other features; retrain it with "
                              "scripts/train_ranker.py")
-        # A head is the mean of `ensemble` boosters trained with different seeds.
-        n = int(meta.get("ensemble", 1))
         boosters = {}
-        for h in meta.get("heads", HEADS):
-            files = [booster_path(folder, h, i) for i in range(n)]
-            if all(f.exists() for f in files):
-                boosters[h] = [lgb.Booster(model_file=str(f)) for f in files]
+        for h, entry in meta.get("files", {}).items():
+            path = folder / entry["file"]
+            if not path.is_file():
+                raise EvtuiError(f"the ranking model file {path} is missing; reinstall evtui")
+            digest = sha256_file(path)
+            if digest != entry["sha256"]:
+                raise EvtuiError(f"the ranking model {path} does not match its sha256 in model.json "
+                                 f"({digest[:12]} != {entry['sha256'][:12]}); reinstall evtui")
+            boosters[h] = lgb.Booster(model_file=str(path))
+        if "evidence" not in boosters:
+            raise EvtuiError(f"the ranking model in {folder} has no evidence head; retrain it with "
+                             "scripts/train_ranker.py")
         return cls(version=str(meta.get("version", "?")), boosters=boosters, selection=meta.get("selection", {}),
                    calibration=meta.get("calibration", {}), levels=meta.get("levels", []), meta=meta)
+
+    def _raw(self, head: str, x: np.ndarray) -> np.ndarray:
+        """The head's raw score: the mean of its seed members' scores, bit for bit as the 5 files gave it."""
+        return seed_mean(self.boosters[head], x, int(self.meta.get("files", {}).get(head, {}).get("seeds", 1)))
 
     def score(self, x: np.ndarray, head: str = "evidence") -> np.ndarray:
         if len(x) == 0:
             return np.zeros(0)
-        members = self.boosters.get(head) or self.boosters["evidence"]
-        return np.asarray(np.mean([b.predict(x, num_threads=1) for b in members], axis=0), dtype=np.float64)
+        # Raw scores (the ranking heads' objective is the identity, so this is what predict() gave before).
+        return self._raw(head if head in self.boosters else "evidence", x)
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """P(sentence is evidence for the query), isotonic-calibrated on cross-validated predictions."""
         if len(x) == 0:
             return np.zeros(0)
         cols = [FEATURES.index(f) for f in JUDGE_FEATURES]
-        raw = np.asarray(np.mean([b.predict(x[:, cols], raw_score=True, num_threads=1)
-                                  for b in self.boosters["judge"]], axis=0), dtype=np.float64)
+        raw = self._raw("judge", x[:, cols])
         cal = self.calibration
         if not cal.get("x"):
             return np.asarray(1 / (1 + np.exp(-raw)), dtype=np.float64)

@@ -13,15 +13,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import tantivy
 
+from evtui.backend import build_query
 from evtui.index import Hit
 from evtui.library import Library
 from evtui.models import ParsedQuery, Sentence
-from evtui.query import FILLER, PART_RE, STOPWORDS, Matcher, stem
+from evtui.query import FILLER, PART_RE, STOPWORDS, Matcher, compile_matcher, stem
+from evtui.querytree import Node, any_of, must
 from evtui.rank.features import Candidate, featurize
 from evtui.rank.model import RankerModel, default_model
 from evtui.rank.select import normalise, select
+from evtui.request import Filters
 
 if TYPE_CHECKING:
     from evtui.embed import Embedder
@@ -53,6 +55,9 @@ class Pool:
     papers: list[tuple[str, float]] = field(default_factory=list)  # the paper channel's ranking (library-wide)
 
 
+PoolCache = dict[tuple[object, ...], Pool]  # paper-scoped candidate pools, by query + paper content
+
+
 def dense_text(parsed: ParsedQuery) -> str:
     """A triplet embeds as its parts in order; a claim or hypothesis as written."""
     return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
@@ -73,21 +78,12 @@ def paper_prior(papers: Sequence[tuple[str, float]], form: str = PAPER_PRIOR) ->
     return {pid: (s - lo) / (hi - lo) if hi > lo else 1.0 for pid, s in papers}
 
 
-def _count(library: Library, sql: str) -> int:
-    row = library.store.con.execute(sql).fetchone()
-    return int(row[0]) if row else 0
-
-
-def _has_embeddings_table(library: Library) -> bool:
-    return _count(library, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'") > 0
-
-
 def _load_vectors(library: Library, sents: Sequence[Sentence]) -> dict[str, np.ndarray]:
     """Cached vectors of these sentences whose text is unchanged: looked up by id, hashes checked on the texts
     we hold, so no join over the sentences table (a scan at 10M sentences)."""
-    from evtui.embed import vectors_for
+    from evtui.embed import has_table, vectors_for
 
-    if not sents or not _has_embeddings_table(library):
+    if not sents or not has_table(library.store.con):
         return {}
     return vectors_for(library, {s.id: s.text for s in sents})[0]
 
@@ -115,13 +111,14 @@ class BestRanker:
     """Holds the model and embedder across searches (both are slow to load)."""
 
     def __init__(self, library: Library, model: RankerModel | None = None,
-                 embedder: Embedder | None = None, *, embed: bool = True) -> None:
+                 embedder: Embedder | None = None, *, embed: bool = True, pool_cache: PoolCache | None = None) -> None:
         self.library = library
         self.embed = embed  # False: use cached embeddings only (the judge must not stall on embedding)
         self._model = model
         self._embedder = embedder
         self._qvec: dict[str, np.ndarray] = {}
-        self._pools: dict[tuple[object, ...], Pool] = {}  # paper-scoped pools, keyed by query + paper content
+        # Paper-scoped pools, keyed by query + paper content; `pool_cache` shares them with other rankers.
+        self._pools: PoolCache = {} if pool_cache is None else pool_cache
         # The paper channel's settings (module constants; scripts/tune_paper_channel.py varies them).
         self.paper_weight, self.paper_form, self.paper_pull = PAPER_WEIGHT, PAPER_PRIOR, PAPER_PULL
 
@@ -130,6 +127,14 @@ class BestRanker:
         if self._model is None:
             self._model = default_model()
         return self._model
+
+    def sibling(self, *, embed: bool) -> BestRanker:
+        """A ranker sharing this one's model, embedder and pool cache, that embeds missing sentences or not:
+        the local judge (embed=False) takes the pools a search already built instead of rebuilding them."""
+        other = BestRanker(self.library, self.model, self._embedder, embed=embed, pool_cache=self._pools)
+        other._qvec = self._qvec
+        other.paper_weight, other.paper_form, other.paper_pull = self.paper_weight, self.paper_form, self.paper_pull
+        return other
 
     def _embedder_or_none(self) -> Embedder | None:
         from evtui.embed import get_embedder, model_available
@@ -150,9 +155,16 @@ class BestRanker:
         return v
 
     # -- candidates ------------------------------------------------------------------------------
-    def pool(self, parsed: ParsedQuery, query: tantivy.Query, matcher: Matcher, *, paper: str | None,
-             section: str | None, year_from: int | None, year_to: int | None) -> Pool:
+    def pool_for(self, parsed: ParsedQuery, filters: Filters) -> Pool:
+        """The pool for a parsed query under these filters, with the query `best` searches with (what the Searcher
+        builds): the judge asks for each paper's pool this way, and gets the search's own when it is cached."""
+        text_query, _notes = build_query(self.library.index, parsed)
+        return self.pool(parsed, must(text_query, self.library.index.filter_query(filters)),
+                         compile_matcher(parsed.aspects), filters)
+
+    def pool(self, parsed: ParsedQuery, query: Node, matcher: Matcher, filters: Filters) -> Pool:
         lib = self.library
+        paper, section, year_from, year_to = filters.paper, filters.section, filters.year_from, filters.year_to
         notes: list[str] = []
         key: tuple[object, ...] | None = None
         papers: list[tuple[str, float]] = []  # the paper channel plays no part within one paper
@@ -162,17 +174,20 @@ class BestRanker:
             p = lib.store.paper(paper)
             key = (parsed.text, parsed.mode, tuple((a.id, tuple(a.terms)) for a in parsed.aspects), paper,
                    p.content_hash if p else None, section, year_from, year_to)
-            hit = self._pools.get(key)
+            # A pool built by an embedding ranker is what a non-embedding one would build after it (the paper's
+            # vectors are stored by then); the reverse does not hold, so `embed` is part of the key.
+            hit = self._pools.get((*key, True))
+            if hit is None and not self.embed:
+                hit = self._pools.get((*key, False))
             if hit is not None:
                 return hit
+            key = (*key, self.embed)
         if paper is not None:
             sents_all = lib.store.sentences(paper)
             meta = lib.store.paper(paper)
             year = meta.year if meta is not None else None
-            in_years = (year_from is None or (year is not None and year >= year_from)) and (
-                year_to is None or (year is not None and year <= year_to))
             sents = [s for s in sents_all if not s.is_heading and (section is None or s.section_kind == section)]
-            if not in_years:
+            if not filters.years_admit(year):
                 sents = []
             bm25 = {h.sentence.id: h.score for h in lib.index.search(query, max(1, min(len(sents_all),
                                                                                         PAPER_CANDIDATES)))}
@@ -197,24 +212,19 @@ class BestRanker:
             bm25 = {h.sentence.id: h.score for h in hits}
             # A bag-of-words query too: the aspect query wants a concept's words together, which misses
             # paraphrases ("tissue-resident macrophages" vs "macrophages resident in tissue").
-            bow_hits = self._bag_of_words(parsed, section=section, year_from=year_from, year_to=year_to)
+            bow_hits = self._bag_of_words(parsed, filters)
             hits += [h for h in bow_hits if h.sentence.id not in bm25]
             for h in bow_hits:
                 bm25.setdefault(h.sentence.id, 0.0)
-            papers = self._paper_channel(parsed, year_from=year_from, year_to=year_to)
-            for h in self._pull_in(parsed, papers, {h.sentence.paper_id for h in hits}, section=section,
-                                   year_from=year_from, year_to=year_to):
+            papers = self._paper_channel(parsed, filters)
+            for h in self._pull_in(parsed, papers, {h.sentence.paper_id for h in hits}, filters):
                 if h.sentence.id not in bm25:
                     hits.append(h)
                     bm25[h.sentence.id] = 0.0  # as a bag-of-words hit: outside the aspect-BM25 pool
             sents = [h.sentence for h in hits]
             titles = {h.sentence.paper_id: h.title for h in hits}
-            sents, titles = self._add_dense(parsed, sents, titles, section=section, year_from=year_from,
-                                            year_to=year_to)
-            ids = list({s.paper_id for s in sents})
-            rows = lib.store.con.execute("SELECT id, n_sentences FROM papers WHERE id IN (SELECT unnest(?))",
-                                         [ids]).fetchall()
-            sizes = {r[0]: int(r[1] or 0) for r in rows}
+            sents, titles = self._add_dense(parsed, sents, titles, filters)
+            sizes = lib.store.sentence_counts(list({s.paper_id for s in sents}))
             context = sents
         vecs = _load_vectors(lib, sents)
         qv = self._query_vector(dense_text(parsed)) if vecs else None
@@ -254,16 +264,15 @@ class BestRanker:
         return list(dict.fromkeys(w.lower() for w in PART_RE.findall(parsed.text)
                                   if w.lower() not in STOPWORDS and w.lower() not in FILLER and len(w) > 1))
 
-    def _paper_channel(self, parsed: ParsedQuery, *, year_from: int | None,
-                       year_to: int | None) -> list[tuple[str, float]]:
+    def _paper_channel(self, parsed: ParsedQuery, filters: Filters) -> list[tuple[str, float]]:
         """The top papers by title + abstract BM25 for the query's words ([] for an old read-only library)."""
         words = self._words(parsed)
         if not words or self.paper_weight <= 0 and self.paper_pull <= 0:
             return []
-        return self.library.index.paper_search(words, PAPER_POOL, year_from=year_from, year_to=year_to)
+        return self.library.index.paper_search(words, PAPER_POOL, filters=filters.library_wide())
 
-    def _pull_in(self, parsed: ParsedQuery, papers: Sequence[tuple[str, float]], have: set[str], *,
-                 section: str | None, year_from: int | None, year_to: int | None) -> list[Hit]:
+    def _pull_in(self, parsed: ParsedQuery, papers: Sequence[tuple[str, float]], have: set[str],
+                 filters: Filters) -> list[Hit]:
         """Sentences of the top papers that no sentence query reached: a claim spread over an abstract
         matches no single sentence well enough for the sentence pools, yet its paper may be the answer."""
         missing = [pid for pid, _s in papers[:self.paper_pull] if pid not in have]
@@ -271,20 +280,17 @@ class BestRanker:
         if not missing or not words:
             return []
         index = self.library.index
-        bow = tantivy.Query.boolean_query([(tantivy.Occur.Should, index.phrase_query([w])[0]) for w in words[:64]])
-        filters = index.filter_query(section=section, year_from=year_from, year_to=year_to, papers=missing)
-        return index.search(tantivy.Query.boolean_query([(tantivy.Occur.Must, bow), *filters]),
-                            PULL_PER_PAPER * len(missing))
+        bow = any_of([index.phrase_query([w])[0] for w in words[:64]])
+        clauses = index.filter_query(filters.library_wide(), papers=missing)
+        return index.search(must(bow, clauses), PULL_PER_PAPER * len(missing))
 
-    def _bag_of_words(self, parsed: ParsedQuery, *, section: str | None, year_from: int | None,
-                      year_to: int | None) -> list[Hit]:
+    def _bag_of_words(self, parsed: ParsedQuery, filters: Filters) -> list[Hit]:
         index = self.library.index
         words = self._words(parsed)
         if not words:
             return []
-        bow = tantivy.Query.boolean_query([(tantivy.Occur.Should, index.phrase_query([w])[0]) for w in words[:64]])
-        filters = index.filter_query(section=section, year_from=year_from, year_to=year_to)
-        return index.search(tantivy.Query.boolean_query([(tantivy.Occur.Must, bow), *filters]), CROSS_POOL)
+        bow = any_of([index.phrase_query([w])[0] for w in words[:64]])
+        return index.search(must(bow, index.filter_query(filters.library_wide())), CROSS_POOL)
 
     def _aspect_vectors(self, parsed: ParsedQuery) -> np.ndarray | None:
         """One embedding per concept aspect (a triplet's head and tail, a hypothesis's key concepts)."""
@@ -303,15 +309,14 @@ class BestRanker:
             return []
         return [sid for sid, _t, _h in missing_sentences(self.library, [s.id for s in sents])]
 
-    def _add_dense(self, parsed: ParsedQuery, sents: list[Sentence], titles: dict[str, str], *,
-                   section: str | None, year_from: int | None, year_to: int | None,
-                   ) -> tuple[list[Sentence], dict[str, str]]:
+    def _add_dense(self, parsed: ParsedQuery, sents: list[Sentence], titles: dict[str, str],
+                   filters: Filters) -> tuple[list[Sentence], dict[str, str]]:
         """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
-        from evtui.embed import cached_coverage
+        from evtui.embed import cached_coverage, has_rows
 
         # Cheap test first: most libraries have no embeddings at all. The coverage join itself (~20 ms on the demo
         # library, seconds at 10M sentences) runs once per library state, not once per search.
-        if not _has_embeddings_table(self.library) or not _count(self.library, "SELECT count(*) FROM embeddings"):
+        if not has_rows(self.library.store.con):
             return sents, titles
         done, total = cached_coverage(self.library)
         if total == 0 or done < total or self._embedder_or_none() is None:
@@ -319,8 +324,7 @@ class BestRanker:
         from evtui.dense import DenseRetriever, titled_sentences
 
         retriever = DenseRetriever(self.library, embedder=self._embedder, auto_embed_limit=0)
-        hits = retriever.search(dense_text(parsed), k=DENSE_POOL, section=section, year_from=year_from,
-                                year_to=year_to)
+        hits = retriever.search(dense_text(parsed), k=DENSE_POOL, filters=filters.library_wide())
         have = {s.id for s in sents}
         extra = titled_sentences(self.library, [sid for sid, _ in hits if sid not in have])
         for sid, _ in hits:

@@ -19,7 +19,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evtui.bench.evidencebench import Task, make_ranker, task_k
+from evtui import methods
+from evtui.bench.driver import Task
+from evtui.bench.evidencebench import make_ranker
 from evtui.errors import EvtuiError
 from evtui.scale import cluster_cpus, init_ray
 
@@ -31,10 +33,12 @@ if TYPE_CHECKING:
 # Search methods, and the judge strategies: an actor judges (LLM calls, concurrently within it) against a read-only
 # library, reading the verdict cache, and sends the rows it would have cached to the driver, which writes them
 # back once the actors are gone — a re-run then costs nothing, on either engine.
-JUDGE_METHODS: tuple[str, ...] = ("llm-rerank", "evidential", "llm-sbs")
-RAY_METHODS: tuple[str, ...] = ("best", "bm25-coverage", "bm25", "dense", "hybrid", "random", *JUDGE_METHODS)
-_NEEDS_EMBEDDINGS = ("best", "dense", "hybrid", "llm-rerank", "evidential")
 RELEASE_TIMEOUT = 60.0  # seconds Ray may take to stop the actors once the job is done
+
+
+def ray_methods() -> tuple[str, ...]:
+    """The benchmark's methods the Ray engine runs (every one today), in the harness's order."""
+    return tuple(n for n in methods.bench_methods() if methods.get(n).ray)
 
 
 class _RankBatch:
@@ -46,7 +50,7 @@ class _RankBatch:
 
         self.library = Library(Config(home=Path(home), demo=False), read_only=True)
         self._rows: list[tuple[str, list[Any]]] = []
-        opts = {**(judge_opts or {}), "sink": self._keep} if method in JUDGE_METHODS else judge_opts
+        opts = {**(judge_opts or {}), "sink": self._keep} if methods.get(method).judge else judge_opts
         self.rank = make_ranker(self.library, method, seed, opts)
 
     def _keep(self, table: str, rows: list[list[Any]]) -> None:
@@ -67,22 +71,6 @@ class _RankBatch:
             self._rows = []
         return pa.table({"item_id": batch.column("item_id"), "picked": pa.array(picked, pa.list_(pa.int64())),
                          "seconds": pa.array(seconds, pa.float64()), "cache_rows": pa.array(cached, pa.string())})
-
-
-def visible_tasks(items: Mapping[str, Mapping[str, Any]], task: str, done: Mapping[str, object]) -> list[Task]:
-    """The Tasks `run_evidencebench` will ask for, in its order: not done, and not skipped by this task.
-
-    Built as evtui.bench.evidencebench.rank_item builds them; the ranker checks each request against this list."""
-    out: list[Task] = []
-    for item_id, item in items.items():
-        if item_id in done:
-            continue
-        k = task_k(dict(item), task)
-        if k is None:
-            continue
-        out.append(Task(item_id, item["hypothesis"], str(item.get("paper_id") or item_id), k,
-                        results=task.startswith("results")))
-    return out
 
 
 def _write_tasks(tasks: list[Task], folder: Path) -> None:
@@ -183,32 +171,31 @@ def release_library(rows: Iterator[Any], work: Path, db_path: Path) -> None:
 
 def ray_ranker(
     library: Library,
-    items: Mapping[str, Mapping[str, Any]],
-    task: str,
+    tasks: list[Task],
     method: str,
     seed: int,
     *,
-    done: Mapping[str, object] | None = None,
     address: str | None = None,
     parquet_dir: Path | None = None,
     progress: bool = False,
     judge_opts: Mapping[str, Any] | None = None,
 ) -> RayRanker:
-    """Start ranking this task's items on Ray and return the ranker that hands out the answers.
+    """Start ranking `tasks` (what the driver will ask for, in its order) on Ray; return the ranker that hands
+    out the answers.
 
     Closes `library` (the driver's writable bench library): the workers open it read-only, which DuckDB allows
     only once no writer holds it. With a cluster, the bench library and `parquet_dir` must be on shared storage."""
-    if method not in RAY_METHODS:
-        raise EvtuiError(f"--engine ray runs these methods: {', '.join(RAY_METHODS)}; not {method!r}")
+    if (m := methods.lookup(method)) is None or not m.ray:
+        raise EvtuiError(f"--engine ray runs these methods: {', '.join(ray_methods())}; not {method!r}")
     init_ray(address, progress=progress)
-    if method in JUDGE_METHODS:
+    if m.judge:
         # The actors read the caches read-only: the tables must exist before the driver lets go of the file.
         from evtui.judge.cache import JudgmentCache
         from evtui.judge.strategies import ensure_completions
 
         JudgmentCache(library.store.con)
         ensure_completions(library.store.con)
-    if method in _NEEDS_EMBEDDINGS:
+    if methods.uses_embeddings(method):
         from evtui.embed import model_available, model_folder
 
         if model_available():
@@ -220,7 +207,6 @@ def ray_ranker(
             model_folder(library.config.cache_dir)
     home = library.config.home
     library.close()
-    tasks = visible_tasks(items, task, done or {})
     base = Path(parquet_dir).expanduser() if parquet_dir else home / "cache" / "ray"
     work = base / f"bench-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     if not tasks:

@@ -23,11 +23,11 @@ from textual.screen import Screen
 
 from evtui.access import prepare_tables
 from evtui.config import Config, load_config
-from evtui.errors import EvtuiError
 from evtui.export import Basket
 from evtui.library import IngestProgress, Library
 from evtui.render import printable
 from evtui.search import Searcher, SearchResult
+from evtui.tui.base import failure_text
 from evtui.tui.commands import EvtuiCommands
 from evtui.tui.data import LibraryView, SharedBasket
 from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady
@@ -137,11 +137,8 @@ class EvtuiApp(App[None]):
             # shared: DuckDB read-only between writes, so `evtui search` etc. work in another pane meanwhile
             lib = Library(self.config, shared=True)
             lib.switch_guard = self.switch_guard
-        except EvtuiError as exc:
-            self.post_message(LibraryFailed(str(exc)))
-            return
         except Exception as exc:  # noqa: BLE001 - a damaged data home must be reported, not crash
-            self.post_message(LibraryFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(LibraryFailed(failure_text(exc)))
             return
         try:
             def progress(p: IngestProgress) -> None:
@@ -250,7 +247,8 @@ class EvtuiApp(App[None]):
             if self._local_judge is None:
                 service = self.judge_service()
                 assert service is not None and self.library is not None
-                self._local_judge = service.make_judge(self.library, "local")
+                # It shares the searcher's ranker: one model in memory, and the pools a search built.
+                self._local_judge = service.make_judge(self.library, "local", searcher=self.searcher)
             return self._local_judge
 
     def judge_model(self) -> str | None:

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import Any, cast
 
+from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-if TYPE_CHECKING:
-    from evtui.tui.app import EvtuiApp
+from evtui.tui.base import AppServices
 
 
 def _bindings(cls: type) -> list[Binding]:
     return [b for b in getattr(cls, "BINDINGS", []) if isinstance(b, Binding)]
 
 
-def key_names(app: EvtuiApp, b: Binding) -> str:
+def key_names(app: App[Any], b: Binding) -> str:
     """"? / f1" for a binding of "question_mark,f1" (Textual displays a multi-key binding's raw names)."""
     return " / ".join(app.get_key_display(Binding(k.strip(), b.action)) for k in b.key.split(",") if k.strip())
 
@@ -26,7 +26,8 @@ class EvtuiCommands(Provider):
     """One command per Binding: the app's, each mode screen's, and the screen on top (the reader, say)."""
 
     def commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
-        app = cast("EvtuiApp", self.app)
+        app = self.app
+        services = cast("AppServices", app)
         seen: set[str] = set()
         for b in _bindings(type(app)):
             if b.action == "command_palette":
@@ -36,7 +37,7 @@ class EvtuiCommands(Provider):
             yield name, partial(app.run_action, b.action), f"{key_names(app, b)} · everywhere"
         top = self.screen
         top_cls = type(top)
-        modes = app.mode_screens()
+        modes = services.mode_screens()
         for mode, screen_cls in modes.items():
             for b in _bindings(screen_cls):
                 name = f"{mode.title()}: {b.description}"
@@ -46,7 +47,7 @@ class EvtuiCommands(Provider):
                 if top_cls is screen_cls:
                     yield name, partial(app.run_action, b.action, top), f"{key_names(app, b)}"
                 else:
-                    yield name, partial(app.run_in_mode, mode, b.action), f"{key_names(app, b)} · {mode}"
+                    yield name, partial(services.run_in_mode, mode, b.action), f"{key_names(app, b)} · {mode}"
         if top_cls not in modes.values():
             title = top_cls.__name__.removesuffix("Screen")
             for b in _bindings(top_cls):

@@ -8,7 +8,6 @@ under `EvtuiApp.db_lock`). The UI thread reads through a *second* connection to 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from evtui.config import Config
+from evtui.render import bar as bar  # re-exported: the screens' table helpers live with the renderers
 from evtui.render import printable
+from evtui.render import short as short
 from evtui.store import Store
 
 if TYPE_CHECKING:
@@ -136,13 +137,6 @@ def judge_lines(judgment: Any) -> Text:
     return out
 
 
-def short(text: str, width: int) -> str:
-    """One line of at most `width` characters, without control characters (still a str: wrap it in plain()
-    where markup could be read)."""
-    text = " ".join(printable(text, oneline=True).split())
-    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
-
-
 def default_dataset() -> Path | None:
     """The EvidenceBench dev set beside the checkout (../shared), when there is one."""
     rel = Path("..") / "shared" / "datasets" / "evidencebench" / "evidencebench_dev_set.json"
@@ -151,20 +145,3 @@ def default_dataset() -> Path | None:
         if cand.is_file():
             return cand.resolve()
     return None
-
-
-def bar(value: float, total: float, width: int, style: str) -> Text:
-    """A horizontal bar with eighth-block resolution."""
-    frac = 0.0 if total <= 0 else max(0.0, min(1.0, value / total))
-    eighths = int(round(frac * width * 8))
-    full, rest = divmod(eighths, 8)
-    out = Text("█" * full, style=style)
-    if rest:
-        out.append(" ▏▎▍▌▋▊▉"[rest], style=style)
-    out.append(" " * max(0, width - full - (1 if rest else 0)))
-    return out
-
-
-def unique(items: Sequence[str]) -> list[str]:
-    seen: set[str] = set()
-    return [x for x in items if not (x in seen or seen.add(x))]  # type: ignore[func-returns-value]

@@ -1,8 +1,9 @@
 """The trained verifier at run time: int8 ONNX through onnxruntime, no torch.
 
-(claim, sentence, previous sentence) -> calibrated P(supports), P(refutes), P(neutral). The model, its temperature
-and the precision-chosen thresholds for taking a side ship in evtui/resources/verifier (model.json records the
-sha256 of model.int8.onnx, the training data and the held-out figures; scripts/train_verifier.py writes both).
+(claim, sentence, previous sentence) -> calibrated P(supports), P(refutes), P(neutral). The model (a < 1 MB adapter
+over the base MiniLM, see evtui/verify/adapter.py), its temperature and the precision-chosen thresholds for taking a
+side ship in evtui/resources/verifier; model.json records the sha256s, the training data and the held-out figures
+(scripts/train_verifier.py writes both).
 """
 
 from __future__ import annotations
@@ -81,13 +82,31 @@ class Verifier:
     """Thread-safe after construction (onnxruntime sessions are); build one with `default_verifier()`."""
 
     def __init__(self, folder: Path = MODEL_DIR, threads: int = 2) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         try:
             manifest = json.loads((folder / "model.json").read_text())
         except (OSError, ValueError) as exc:
             raise EvtuiError(f"the verifier model is missing or unreadable in {folder}: {exc}") from exc
+        self.version: str = manifest["version"]
+        self.temperature = float(manifest["temperature"])
+        self.thresholds: dict[str, float] = dict(manifest["thresholds"])
+        self.manifest = manifest
+        if "adapter" in manifest:  # the shipped form: a small adapter over the base MiniLM (evtui/verify/adapter.py)
+            from evtui.verify.adapter import AdapterModel
+
+            self._logits = AdapterModel(folder, manifest, threads).logits
+        else:  # one self-contained int8 ONNX file (`train_verifier.py --lora 0`)
+            self._logits = self._onnx_file(folder, manifest, threads)
+        self._tok = Tokenizer.from_file(str(TOKENIZER))
+        self._tok.enable_truncation(max_length=int(manifest.get("max_len", 128)), strategy="only_second")
+        self._tok.no_padding()
+        self._lock = threading.Lock()  # the tokenizer's truncation settings are shared state
+
+    @staticmethod
+    def _onnx_file(folder: Path, manifest: dict[str, Any], threads: int) -> Any:
+        import onnxruntime as ort
+
         path = folder / manifest["file"]
         if not path.is_file():
             raise EvtuiError(f"the verifier model file {path} is missing; reinstall evtui")
@@ -95,18 +114,15 @@ class Verifier:
         if digest != manifest["sha256"]:
             raise EvtuiError(f"the verifier model {path} does not match its sha256 in model.json "
                              f"({digest[:12]} != {manifest['sha256'][:12]}); reinstall evtui")
-        self.version: str = manifest["version"]
-        self.temperature = float(manifest["temperature"])
-        self.thresholds: dict[str, float] = dict(manifest["thresholds"])
-        self.manifest = manifest
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-        self._tok = Tokenizer.from_file(str(TOKENIZER))
-        self._tok.enable_truncation(max_length=int(manifest.get("max_len", 128)), strategy="only_second")
-        self._tok.no_padding()
-        self._lock = threading.Lock()  # the tokenizer's truncation settings are shared state
+        session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+        def logits(ids: np.ndarray, am: np.ndarray, tt: np.ndarray) -> np.ndarray:
+            return session.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
+
+        return logits
 
     def _encode(self, claims: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with self._lock:
@@ -123,7 +139,7 @@ class Verifier:
         for i in range(0, len(order), BATCH):
             b = order[i:i + BATCH]
             ids, am, tt = self._encode([claim] * len(b), [texts[j] for j in b])
-            logits = self._session.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
+            logits = self._logits(ids, am, tt)
             z = logits / self.temperature
             z = z - z.max(axis=1, keepdims=True)
             e = np.exp(z)
@@ -145,5 +161,5 @@ class Verifier:
 
 @lru_cache(maxsize=1)
 def default_verifier() -> Verifier:
-    """The shipped model, loaded once per process (the sha256 check reads the 23 MB file once)."""
+    """The shipped model, loaded once per process (the sha256 checks and the merge take about a second)."""
     return Verifier()

@@ -1,28 +1,27 @@
 """The Bench screen: EvidenceBench sweeps in a background worker, stored runs side by side, item drill-down.
 
 A sweep runs `evtui.bench.run_evidencebench` — the same harness as `evtui bench evidencebench` — once per
-(task, method), saves each finished run with `save_run` as the CLI does, and can be cancelled between items
-(the progress callback raises). Drilling into an item re-ranks it label-blind through the harness's own ranker
-and only then reads its labels to show what was picked, what it covered and which aspects were missed.
+(task, method), through the driver's `RunBook` as the CLI does: each item is stored as it finishes, a run left
+unfinished (cancelled between items — the progress callback raises — or killed) is finished by the next sweep
+with the same arguments. Drilling into an item re-ranks it label-blind through the harness's own ranker and only
+then reads its labels (evtui.bench.report) to show what was picked, what it covered and which aspects were missed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -38,9 +37,14 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
+from evtui import methods as registry
+from evtui.bench.driver import RunBook
+from evtui.bench.report import chart, compare, estimate_sweep, item_report, primary_metric
+from evtui.bench.runs import ItemResult
 from evtui.errors import EvtuiError
-from evtui.render import aspect_color, cell, plain
-from evtui.tui.data import bar, default_dataset, short, unique
+from evtui.render import cell, plain
+from evtui.tui.base import EvtuiScreen, failure_text
+from evtui.tui.data import bar, default_dataset, short
 from evtui.tui.messages import ItemDetail, SweepFinished, SweepProgress, SweepRunDone, WorkFailed
 from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
@@ -48,7 +52,6 @@ from evtui.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from evtui.library import Library
-    from evtui.tui.app import EvtuiApp
 
 
 class SweepCancelled(Exception):
@@ -56,225 +59,32 @@ class SweepCancelled(Exception):
 
 
 def judge_methods() -> tuple[str, ...]:
-    """The harness's judge strategies (llm-rerank, llm-sbs, evidential), where this evtui has them."""
-    try:
-        from evtui.judge.strategies import JUDGE_METHODS
-    except ImportError:
-        return ()
-    return tuple(JUDGE_METHODS)
+    """The harness's judge strategies (llm-rerank, llm-sbs, evidential)."""
+    return registry.judge_methods()
 
 
 def bench_methods() -> list[str]:
-    """Every ranking method evtui.search offers now, the seeded random baseline and the judge strategies."""
-    import evtui.search as search
-
-    return unique([*search.METHODS, "random", *judge_methods()])
+    """Every method the EvidenceBench harness runs: the search methods, then the judge strategies."""
+    return list(registry.bench_methods())
 
 
 def calls_llm(method: str, judge: str) -> bool:
     """Does this method make LLM calls (which cost money) with this judge?"""
-    return method in judge_methods() and (judge == "llm" or method == "llm-sbs")
-
-
-def primary_metric(run: dict[str, Any]) -> tuple[str, float | None]:
-    metrics = run.get("metrics") or {}
-    if "aspect_recall" in run:
-        return "aspect_recall", float(run["aspect_recall"])
-    if "aspect_recall" in metrics:
-        return "aspect_recall", float(metrics["aspect_recall"])
-    for k, v in metrics.items():
-        if isinstance(v, int | float):
-            return k, float(v)
-    return "", None
-
-
-def _short_aspect(aspect: str, item_id: str) -> str:
-    return aspect[len(item_id) + 1:] if aspect.startswith(item_id + "_") else aspect
-
-
-def item_report(library: Library, item_id: str, item: dict[str, Any], task: str, method: str, seed: int,
-                stored: float | None, ranker: Any | None = None) -> Text:
-    """Rank one item as the harness does (label-blind), then read its labels to explain the score."""
-    from evtui.bench import evidencebench as eb
-
-    out = Text()
-    out.append(f"{item_id}", style="bold")
-    out.append(f" · {task} · {method}\n\n", style="dim")
-    out.append("hypothesis ", style="bold")
-    out.append(item["hypothesis"] + "\n\n")
-    k = eb.task_k(item, task)
-    if k is None:
-        out.append("skipped: this item has no results labels, so results tasks leave it out\n", style="yellow")
-        return out
-    paper_id = str(item.get("paper_id") or item_id)
-    task_obj = eb.Task(item_id, item["hypothesis"], paper_id, k)
-    if any(f.name == "results" for f in dataclasses.fields(eb.Task)):
-        task_obj = dataclasses.replace(task_obj, results=task.startswith("results"))  # type: ignore[call-arg]
-    rank = ranker or eb.make_ranker(library, method, seed)
-    picked = list(rank(task_obj))
-    score = eb.score_item(item, task, picked)
-    sentence_aspects = {int(i): a for i, a in item["sentence_index2aspects"].items()}
-    wanted = item["results_aspect_list_ids"] if task.startswith("results") else item["aspect_list_ids"]
-    coverable = {a for v in sentence_aspects.values() for a in v} & set(wanted)
-    covered = {a for i in picked for a in sentence_aspects.get(i, ())} & coverable
-    missed = sorted(coverable - covered)
-    texts = {s.position: s.text for s in library.store.sentences(paper_id)}
-    out.append(f"K = {k} · aspect recall ", style="bold")
-    out.append("n/a" if score is None else f"{100 * score:.1f}", style="bold green")
-    if stored is not None:
-        out.append(f" (stored run: {stored:.1f})", style="dim")
-    out.append(f" · {len(covered)}/{len(coverable)} aspects covered\n\n")
-    out.append(f"picked ({len(picked)})\n", style="bold")
-    colour = {a: aspect_color(n) for n, a in enumerate(sorted(coverable))}
-    for i in picked:
-        tags = [a for a in sentence_aspects.get(i, ()) if a in coverable]
-        out.append(f"[{i:>3}] ", style="dim")
-        for a in tags:
-            out.append("● ", style=colour[a])
-        out.append(short(texts.get(i, "(sentence not in the benchmark library)"), 220))
-        if tags:
-            out.append("  " + ", ".join(_short_aspect(a, item_id) for a in tags), style="dim")
-        out.append("\n")
-    out.append("\ncovered ", style="bold")
-    out.append(", ".join(_short_aspect(a, item_id) for a in sorted(covered)) or "none")
-    out.append("\nmissed ", style="bold")
-    out.append(", ".join(_short_aspect(a, item_id) for a in missed) or "none", style="red" if missed else "")
-    out.append("\n")
-    gold = item.get("aspect2sentence_indices") or {}
-    for a in missed:
-        idx = list(gold.get(a, []))[:2]
-        for i in idx:
-            out.append(f"  {_short_aspect(a, item_id)} is in [{i:>3}] ", style=colour.get(a, ""))
-            out.append(short(texts.get(int(i), ""), 200) + "\n", style="dim")
-    return out
+    m = registry.lookup(method)
+    return m is not None and m.calls_llm(judge)
 
 
 PROGRESS_EVERY = 0.1  # seconds between progress redraws during a sweep
-SBS_TOKENS_OUT = 300  # a section's reply: the reasoning the prompt asks for, then DECISION: [indices]
 
 
-def estimate_sweep(library: Library, items: dict[str, dict[str, Any]], tasks: list[str], methods: list[str],
-                   opts: dict[str, Any]) -> dict[str, Any]:
-    """What the judge strategies of a sweep would cost with an LLM, from the prompts they would send.
 
-    llm-rerank / evidential judge the top pool of the default search in each item's paper (the judge service's
-    own estimate, which leaves out cached verdicts); llm-sbs sends one prompt per section (cached completions
-    are not checked here, so a re-run is over-estimated)."""
-    from evtui.bench import evidencebench as eb
-    from evtui.judge import estimate, make_judge
-    from evtui.judge import strategies as st
-    from evtui.judge.llm import estimate_tokens
-    from evtui.search import DEFAULT_METHOD, Searcher
-
-    judge = make_judge(library, "llm", opts.get("model"), opts.get("api_base"))
-    client = judge.client  # type: ignore[attr-defined]
-    searcher = Searcher(library)
-    out: dict[str, Any] = {"model": judge.model, "calls": 0, "cached": 0, "tokens_in": 0, "tokens_out": 0,
-                           "cost": 0.0, "methods": methods}
-    notes: set[str] = set()
-    judged: set[tuple[str, str]] = set()  # (hypothesis, sentence id): one verdict serves every task and method
-    for method in methods:
-        for task in tasks:
-            for item_id, item in items.items():
-                k = eb.task_k(item, task)
-                if k is None:
-                    continue
-                paper = str(item.get("paper_id") or item_id)
-                if method == "llm-sbs":
-                    for part in st.sections(library.store.sentences(paper)):
-                        prompt = st.fill(st.SECTION_PROMPT, limit=k, hypothesis=item["hypothesis"],
-                                         pool=st.indexed_pool(part))
-                        tin = estimate_tokens([{"role": "user", "content": prompt}])
-                        out["calls"] += 1
-                        out["tokens_in"] += tin
-                        out["tokens_out"] += SBS_TOKENS_OUT
-                        out["cost"] += client.call_cost(tin, SBS_TOKENS_OUT)
-                    notes.add(f"llm-sbs: ~{SBS_TOKENS_OUT} output tokens a section; cached replies not subtracted")
-                    continue
-                res = searcher.search(item["hypothesis"], k=max(st.RERANK_POOL, k), paper=paper, mode="hypothesis",
-                                      method=DEFAULT_METHOD, results=task.startswith("results"))
-                fresh = [e for e in res.evidence if (item["hypothesis"], e.sentence.id) not in judged]
-                judged.update((item["hypothesis"], e.sentence.id) for e in res.evidence)
-                if not fresh:
-                    continue
-                est = estimate(res.query, fresh, judge, library=library)
-                for key in ("calls", "cached", "tokens_in", "tokens_out", "cost"):
-                    out[key] += getattr(est, key)
-                notes.update(est.notes)
-    if client.price() is None:
-        notes.add(client.price_note())
-    out["notes"] = sorted(notes)
-    return out
-
-
-def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
-    """Methods × tasks as rich bars: the latest stored run of each (dataset, task, method)."""
-    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for r in runs:  # newest first; an interrupted run (status running, no metrics yet) is not a bar
-        if r.get("status", "done") == "done":
-            latest.setdefault((r["dataset"], r["task"], r["method"]), r)
-    if not latest:
-        return Text("no stored runs yet: run a sweep (r) and each finished run lands here", style="dim")
-    methods = sorted({m for _d, _t, m in latest})
-    colours = {m: aspect_color(i) for i, m in enumerate(methods)}
-    out = Text()
-    for dataset in sorted({d for d, _t, _m in latest}):
-        tasks = sorted({t for d, t, _m in latest if d == dataset})
-        name, _v = primary_metric(next(r for (d, _t, _m), r in latest.items() if d == dataset))
-        scale = 1.0 if name.startswith("ndcg") else 100.0
-        out.append(f"{dataset}", style="bold")
-        out.append(f" · {name.replace('_', ' ') or 'metric'} (latest run per task and method)\n", style="dim")
-        for t in tasks:
-            out.append(f"  {t}\n", style="bold cyan")
-            for m in methods:
-                r = latest.get((dataset, t, m))
-                if r is None:
-                    continue
-                _n, v = primary_metric(r)
-                out.append(f"    {m:>14} ")
-                out.append_text(bar(v or 0.0, scale, width, colours[m]))
-                out.append(f" {v:.1f}\n" if v is not None and scale == 100 else f" {v or 0:.4f}\n")
-        out.append("\n")
-    return out
-
-
-def compare(runs: list[dict[str, Any]], per_item: dict[str, dict[str, float]]) -> Table | Text:
-    """The marked runs side by side; for two runs on the same items, who wins where."""
-    if not runs:
-        return Text("mark runs with space to compare them side by side", style="dim")
-    table = Table(box=None, expand=False, header_style="bold")
-    table.add_column("")
-    for r in runs:
-        table.add_column(f"{r['method']}\n{r['task']}", justify="right")
-    rows = [
-        ("dataset", lambda r: r["dataset"].split(":")[-1]),
-        ("metric", lambda r: f"{primary_metric(r)[1]:.2f}" if primary_metric(r)[1] is not None else "—"),
-        ("items", lambda r: str(r["n_items"])),
-        ("skipped", lambda r: str(r["n_skipped"])),
-        ("seconds", lambda r: f"{r['seconds']:.1f}"),
-        ("code", lambda r: str(r.get("code_version", ""))),
-        ("run", lambda r: r["id"]),
-    ]
-    for name, fn in rows:
-        table.add_row(name, *(fn(r) for r in runs))
-    if len(runs) == 2:
-        a, b = (per_item.get(r["id"], {}) for r in runs)
-        common = set(a) & set(b)
-        if common:
-            wins = sum(1 for i in common if a[i] > b[i])
-            losses = sum(1 for i in common if a[i] < b[i])
-            table.add_row("head to head", f"better on {wins}", f"better on {losses}")
-            table.add_row("", f"{len(common) - wins - losses} tie(s)", "")
-    return table
-
-
-class BenchScreen(Screen[None]):
+class BenchScreen(EvtuiScreen):
     BINDINGS = [
         Binding("r", "run", "Run sweep", id="bench.run"),
         Binding("c", "cancel", "Cancel sweep", id="bench.cancel"),
         Binding("space", "mark", "Mark to compare", id="bench.mark"),
-        Binding("j", "cursor(1)", "Down", show=False, id="bench.down"),
-        Binding("k", "cursor(-1)", "Up", show=False, id="bench.up"),
+        Binding("j", "cursor_down", "Down", show=False, id="bench.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="bench.up"),
         Binding("1", "tab('sweep')", "Sweep", id="bench.tab_sweep"),
         Binding("2", "tab('runs')", "Runs", id="bench.tab_runs"),
         Binding("3", "tab('items')", "Items", id="bench.tab_items"),
@@ -295,10 +105,6 @@ class BenchScreen(Screen[None]):
         self._drill_lock = threading.RLock()
         self._drill_lib: tuple[str, Library] | None = None
         self._rankers: dict[tuple[str, str, int, str], Any] = {}
-
-    @property
-    def evtui(self) -> EvtuiApp:
-        return cast("EvtuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -384,9 +190,8 @@ class BenchScreen(Screen[None]):
         p = Path(raw).expanduser()
         note.update(Text("found" if p.is_file() else "no such file", style="green" if p.is_file() else "yellow"))
 
-    def action_cursor(self, delta: int) -> None:
-        if isinstance(self.focused, DataTable):
-            self.focused.move_cursor(row=self.focused.cursor_row + delta)
+    def cursor_list(self) -> DataTable[Any] | None:
+        return self.focused if isinstance(self.focused, DataTable) else None
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
@@ -441,15 +246,9 @@ class BenchScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="bench-estimate")
     def estimate_worker(self, data: Path, tasks: list[str], methods: list[str],
                         combos: list[tuple[str, str]], n_items: int, opts: dict[str, Any]) -> None:
-        try:
+        with self.failures("Bench"):
             est = self.estimate_sweep(data, tasks, methods, opts)
-        except EvtuiError as exc:
-            self.post_message(WorkFailed("Bench", str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed("Bench", f"{type(exc).__name__}: {exc}"))
-            return
-        self.app.call_from_thread(self.confirm_llm, est, data, combos, n_items, opts)
+            self.app.call_from_thread(self.confirm_llm, est, data, combos, n_items, opts)
 
     def estimate_sweep(self, data: Path, tasks: list[str], methods: list[str], opts: dict[str, Any]) -> dict[str, Any]:
         """The LLM calls, tokens and USD the chosen judge strategies would take on this dataset (cached verdicts
@@ -498,9 +297,11 @@ class BenchScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="sweep")
     def sweep_worker(self, data: Path, combos: list[tuple[str, str]], opts: dict[str, Any]) -> None:
         from evtui.bench import run_evidencebench, save_run
+        from evtui.bench.evidencebench import dataset_name, run_params
 
         app = self.evtui
-        assert app.library is not None
+        library = app.library
+        assert library is not None
         worker = get_current_worker()
         completed = 0
         last = 0.0
@@ -516,26 +317,39 @@ class BenchScreen(Screen[None]):
                     last = now
                     self.post_message(SweepProgress(n, len(combos), done, total, label))
 
+            book: RunBook | None = None
             try:
                 if self.cancel_event.is_set():
                     raise SweepCancelled
                 judged = method in judge_methods()
                 extra: dict[str, Any] = {"judge_opts": opts} if judged else {}
+                # Stored as the CLI stores it, item by item: a sweep killed or cancelled midway is picked up
+                # again by the next one with the same arguments (as `evtui bench … --resume`).
+                with library.rw(), app.db_lock:  # read-only between the app's writes (Library.rw)
+                    book = RunBook(library, dataset_name(data), [task], method,
+                                   run_params(data, 0, opts if judged else None), resume=True)
+                    done = book.done(task)
+                if done:
+                    self.app.call_from_thread(self.notify, f"{label}: resuming run {book.run_id(task)}, "
+                                              f"{len(done)} item(s) already done", title="Bench")
+                record = book.recorder(task)
+
+                def on_item(item: ItemResult, record: Callable[[ItemResult], None] | None = record) -> None:
+                    if record is not None:
+                        with library.rw(), app.db_lock:
+                            record(item)
+
                 res = run_evidencebench(data, task, method, seed=0, on_progress=progress, home=app.config.home,
-                                        **extra)
-                # stored as the CLI stores it (never the api_base: a URL may carry credentials)
-                params = {"data": str(data), "seed": 0,
-                          **({k: v for k, v in opts.items() if k != "api_base"} if judged else {})}
-                with app.library.rw(), app.db_lock:  # read-only between the app's writes (Library.rw)
-                    res["run_id"] = save_run(app.library, res, params)
+                                        done=done, on_item=on_item, **extra)
+                with library.rw(), app.db_lock:
+                    res["run_id"] = save_run(library, res, book.params, run_id=book.run_id(task))
             except SweepCancelled:
+                self._forget_empty(book)
                 self.post_message(SweepFinished(completed, True))
                 return
-            except EvtuiError as exc:
-                self.post_message(WorkFailed("Bench", f"{label}: {exc}"))
-                continue
             except Exception as exc:  # noqa: BLE001 - one failing method must not end the app or the sweep
-                self.post_message(WorkFailed("Bench", f"{label}: {type(exc).__name__}: {exc}"))
+                self._forget_empty(book)
+                self.post_message(WorkFailed("Bench", f"{label}: {failure_text(exc)}"))
                 continue
             res["data"] = str(data)
             res["seed"] = 0
@@ -543,6 +357,16 @@ class BenchScreen(Screen[None]):
             completed += 1
             self.post_message(SweepRunDone(res))
         self.post_message(SweepFinished(completed, False))
+
+    def _forget_empty(self, book: RunBook | None) -> None:
+        """A run stopped before its first item leaves nothing to resume (a sweep thread: errors are reported)."""
+        if book is None or self.evtui.library is None:
+            return
+        try:
+            with self.evtui.library.rw(), self.evtui.db_lock:
+                book.discard_empty()
+        except Exception as exc:  # noqa: BLE001 - the sweep's own outcome is what the user needs to see
+            self.post_message(WorkFailed("Bench", f"cannot tidy the stopped run: {failure_text(exc)}"))
 
     def on_sweep_progress(self, msg: SweepProgress) -> None:
         if not self.running:
@@ -584,9 +408,6 @@ class BenchScreen(Screen[None]):
         self.cancel_event.set()
         self.query_one("#sweep-text", Static).update("cancelling after the current item…")
 
-    def on_work_failed(self, msg: WorkFailed) -> None:
-        self.notify(msg.reason, title=msg.what, severity="error", timeout=10)
-
     # -- stored runs -------------------------------------------------------------------------------
     def action_reload_runs(self) -> None:
         from evtui.bench import list_runs
@@ -622,12 +443,13 @@ class BenchScreen(Screen[None]):
         view = self.evtui.view
         if view is None:
             return {}
+        from evtui.bench.runs import run_per_item
+
         try:
             with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
-                row = view.store.con.execute("SELECT per_item FROM runs WHERE id = ?", [run_id]).fetchone()
+                return run_per_item(view, run_id)  # type: ignore[arg-type]
         except Exception:  # noqa: BLE001 - an older runs table without per-item scores
             return {}
-        return json.loads(row[0] or "{}") if row else {}
 
     def action_mark(self) -> None:
         if self.query_one(TabbedContent).active != "runs":
@@ -730,10 +552,8 @@ class BenchScreen(Screen[None]):
                     # judge strategies re-rank from the verdicts the sweep cached: no new LLM calls
                     self._rankers[key] = make_ranker(lib, method, seed, **extra)
                 text = item_report(lib, item_id, item, task, method, seed, stored, self._rankers[key])
-        except EvtuiError as exc:
-            text = Text(str(exc), style="red")
-        except Exception as exc:  # noqa: BLE001
-            text = Text(f"{type(exc).__name__}: {exc}", style="red")
+        except Exception as exc:  # noqa: BLE001 - shown in the item pane
+            text = Text(failure_text(exc), style="red")
         self.post_message(ItemDetail(item_id, text))
 
     def on_item_detail(self, msg: ItemDetail) -> None:

@@ -4,26 +4,23 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import Any
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Header, Input, Label, Markdown, Select, Static
 
 from evtui.errors import EvtuiError
 from evtui.export import FORMATS, Selected, render, to_markdown, write_export
 from evtui.render import coverage_marker, plain
+from evtui.tui.base import EvtuiScreen
 from evtui.tui.data import short
 from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets.keybar import KeyBar
-
-if TYPE_CHECKING:
-    from evtui.tui.app import EvtuiApp
 
 
 def now() -> datetime:
@@ -31,12 +28,12 @@ def now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class ExportScreen(Screen[None]):
+class ExportScreen(EvtuiScreen):
     BINDINGS = [
         Binding("K,shift+up", "move(-1)", "Move up", id="export.up"),
         Binding("J,shift+down", "move(1)", "Move down", id="export.down"),
-        Binding("j", "cursor(1)", "Down", show=False, id="export.cursor_down"),
-        Binding("k", "cursor(-1)", "Up", show=False, id="export.cursor_up"),
+        Binding("j", "cursor_down", "Down", show=False, id="export.cursor_down"),
+        Binding("k", "cursor_up", "Up", show=False, id="export.cursor_up"),
         Binding("x,delete", "remove", "Remove", id="export.remove"),
         Binding("ctrl+s", "save", "Save", id="export.save"),
         Binding("w", "focus_path", "Save to…", id="export.path"),
@@ -51,10 +48,6 @@ class ExportScreen(Screen[None]):
         self.items: list[Selected] = []
         self.raw = False
         self._loaded = False
-
-    @property
-    def evtui(self) -> EvtuiApp:
-        return cast("EvtuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -142,9 +135,8 @@ class ExportScreen(Screen[None]):
         row = table.cursor_row
         return self.items[row] if 0 <= row < len(self.items) else None
 
-    def action_cursor(self, delta: int) -> None:
-        table = self.query_one("#basket", DataTable)
-        table.move_cursor(row=table.cursor_row + delta)
+    def cursor_list(self) -> DataTable[Any]:
+        return self.query_one("#basket", DataTable)
 
     def action_move(self, delta: int) -> None:
         it = self.current()

@@ -7,20 +7,18 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Header, Input, ProgressBar, Static
 
-from evtui.errors import EvtuiError
 from evtui.library import IngestProgress
 from evtui.models import Paper
 from evtui.sources import read_note, source_label
+from evtui.tui.base import EvtuiScreen
 from evtui.tui.data import short
 from evtui.tui.messages import (
     EmbedFinished,
@@ -35,11 +33,8 @@ from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets import PagedTable
 from evtui.tui.widgets.keybar import KeyBar
 
-if TYPE_CHECKING:
-    from evtui.tui.app import EvtuiApp
 
-
-class LibraryScreen(Screen[None]):
+class LibraryScreen(EvtuiScreen):
     BINDINGS = [
         Binding("a", "focus_path", "Add papers", id="library.add"),
         Binding("x,delete", "remove", "Remove paper", id="library.remove"),
@@ -59,10 +54,6 @@ class LibraryScreen(Screen[None]):
         self._stop_embedding = threading.Event()
         self.collection: str | None = None  # a Zotero collection to list only, or None for every paper
         self.collections: list[str] = []
-
-    @property
-    def evtui(self) -> EvtuiApp:
-        return cast("EvtuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -133,11 +124,8 @@ class LibraryScreen(Screen[None]):
         self.collection = order[(order.index(self.collection) + 1) % len(order)]
         self.action_reload()
 
-    def action_cursor_down(self) -> None:
-        self.query_one("#papers", PagedTable).action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        self.query_one("#papers", PagedTable).action_cursor_up()
+    def cursor_list(self) -> PagedTable[Paper]:
+        return self.query_one("#papers", PagedTable)
 
     def selected_paper(self) -> Paper | None:
         table: PagedTable[Paper] = self.query_one("#papers", PagedTable)
@@ -183,17 +171,11 @@ class LibraryScreen(Screen[None]):
         def progress(p: IngestProgress) -> None:
             self.post_message(IngestStep(p))
 
-        try:
+        with self.failures("Ingest"):
             # Not under db_lock: the ingest writes through its own connection and the index writer, so searches
             # keep running on the last committed state while it works.
             report = app.library.ingest([path], on_progress=progress)
-        except EvtuiError as exc:
-            self.post_message(WorkFailed("Ingest", str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - a loader bug must not take the app down
-            self.post_message(WorkFailed("Ingest", f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(IngestFinished(report))
+            self.post_message(IngestFinished(report))
 
     def on_ingest_step(self, msg: IngestStep) -> None:
         bar = self.query_one("#ingest-bar", ProgressBar)
@@ -219,10 +201,11 @@ class LibraryScreen(Screen[None]):
         self.action_reload()
         self.evtui.post_message(LibraryChanged())
 
-    def on_work_failed(self, msg: WorkFailed) -> None:
+    def work_failed(self, msg: WorkFailed) -> None:
         self.ingesting = False
+        if msg.what == "Embed":
+            self.embedding = False
         self.query_one("#ingest-text", Static).update(Text(msg.reason, style="red"))
-        self.notify(msg.reason, title=msg.what, severity="error", timeout=10)
 
     # -- embedding ---------------------------------------------------------------------------------
     def action_embed(self) -> None:
@@ -263,17 +246,14 @@ class LibraryScreen(Screen[None]):
             if self._stop_embedding.is_set():
                 raise _Stop
 
-        try:
-            # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
-            n = app.library.embed(on_progress=progress)
-        except _Stop:
-            self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
-            return
-        except Exception as exc:  # noqa: BLE001 - a model or disk failure must not take the app down
-            self.embedding = False
-            self.post_message(WorkFailed("Embed", f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(EmbedFinished(n, seen[1], False, time.perf_counter() - t0))
+        with self.failures("Embed", lambda exc: f"{type(exc).__name__}: {exc}"):
+            try:
+                # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
+                n = app.library.embed(on_progress=progress)
+            except _Stop:
+                self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
+                return
+            self.post_message(EmbedFinished(n, seen[1], False, time.perf_counter() - t0))
 
     def on_embed_progress(self, msg: EmbedProgress) -> None:
         self.query_one("#ingest-bar", ProgressBar).update(total=msg.total or None, progress=msg.done)
@@ -313,12 +293,9 @@ class LibraryScreen(Screen[None]):
     def remove_worker(self, paper_id: str) -> None:
         app = self.evtui
         assert app.library is not None
-        try:
+        with self.failures("Remove", lambda exc: f"cannot remove {paper_id}: {exc}"):
             n = app.library.remove([paper_id])  # the library's writer connection: searches need not wait
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed("Remove", f"cannot remove {paper_id}: {exc}"))
-            return
-        self.app.call_from_thread(self.removed, paper_id, n)
+            self.app.call_from_thread(self.removed, paper_id, n)
 
     def removed(self, paper_id: str, n: int) -> None:
         self.notify(f"removed {paper_id}" if n else f"{paper_id} was already gone", title="Library")

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
 from evtui.render import aspect_chips, highlight, plain, safe_text
+from evtui.tui.base import EvtuiScreen
 from evtui.tui.widgets.keybar import KeyBar
 
-if TYPE_CHECKING:
-    from evtui.tui.app import EvtuiApp
 
-
-class ReaderScreen(Screen[None]):
+class ReaderScreen(EvtuiScreen):
     BINDINGS = [
         Binding("n", "next_hit", "Next hit", id="reader.next"),
         Binding("p", "previous_hit", "Previous hit", id="reader.previous"),
@@ -44,10 +39,6 @@ class ReaderScreen(Screen[None]):
         self.hits: list[str] = []  # sentence ids, in reading order
         self.selected: set[str] = set()
 
-    @property
-    def evtui(self) -> EvtuiApp:
-        return cast("EvtuiApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="reader-head")
@@ -56,11 +47,11 @@ class ReaderScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        view = self.evtui.view
-        if view is None:
+        view, searcher = self.evtui.view, self.evtui.searcher
+        if view is None or searcher is None:
             return
-        self.paper = view.store.paper(self.paper_id)
-        sentences = view.store.sentences(self.paper_id)
+        text = searcher.read(self.paper_id, store=view.store)
+        self.paper, sentences = text.paper, text.sentences
         if self.paper is None or not sentences:
             self.notify(f"paper {self.paper_id} is not in the library", title="Reader", severity="error")
             self.app.pop_screen()
@@ -179,11 +170,8 @@ class ReaderScreen(Screen[None]):
     def action_previous_hit(self) -> None:
         self._jump(-1)
 
-    def action_cursor_down(self) -> None:
-        self.query_one(OptionList).action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        self.query_one(OptionList).action_cursor_up()
+    def cursor_list(self) -> OptionList:
+        return self.query_one(OptionList)
 
     def action_toggle_select(self) -> None:
         app = self.evtui

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -13,15 +13,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.coordinate import Coordinate
 from textual.message import Message
-from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
 from evtui.errors import EvtuiError, QueryError
+from evtui.methods import needs_embeddings
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
+from evtui.request import NO_FILTERS, Filters, SearchRequest
+from evtui.tui.base import EvtuiScreen
 from evtui.tui.data import judge_cell, judge_lines, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
@@ -30,7 +32,6 @@ from evtui.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from evtui.search import SearchResult
-    from evtui.tui.app import EvtuiApp
 
 FIRST_K = 50  # a search asks for this many (or config.k, if larger) ...
 MAX_K = 1000  # ... and fetches more, doubling, when the cursor reaches the last row
@@ -51,10 +52,10 @@ class AutoVerdicts(Message):
 
 
 def _methods() -> tuple[tuple[str, ...], str]:
-    """The ranking methods as evtui.search has them now (never a copy)."""
-    import evtui.search as search
+    """The Searcher's methods as the registry has them now (never a copy)."""
+    from evtui import methods
 
-    return tuple(search.METHODS), str(search.DEFAULT_METHOD)
+    return methods.search_methods(), methods.DEFAULT_METHOD
 
 
 def derive_terms(label: str, role: str, abbreviations: dict[str, str] | None = None) -> list[str]:
@@ -63,7 +64,8 @@ def derive_terms(label: str, role: str, abbreviations: dict[str, str] | None = N
     return relation_terms(label) if role == "relation" else concept_variants(label, abbreviations)
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(EvtuiScreen):
+    FAILURE_TIMEOUT = 8
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="search.down"),
         Binding("k", "cursor_up", "Up", show=False, id="search.up"),
@@ -107,10 +109,6 @@ class SearchScreen(Screen[None]):
         self._resume_focus: Any = None
         self._history_at: int | None = None  # where ↑/↓ are in the query history (None: the text being typed)
         self._typed = ""
-
-    @property
-    def evtui(self) -> EvtuiApp:
-        return cast("EvtuiApp", self.app)
 
     def compose(self) -> ComposeResult:
         methods, default = _methods()
@@ -238,9 +236,11 @@ class SearchScreen(Screen[None]):
         if self.result is not None:
             self.run_search()
 
-    def filters(self) -> dict[str, Any]:
+    def selected_method(self) -> str:
+        return str(self.query_one("#method", Select).value)
+
+    def filters(self) -> Filters:
         section = self.query_one("#section", Select).value
-        method = self.query_one("#method", Select).value
         paper = self.query_one("#paper", Input).value.strip() or None
         years: list[int | None] = []
         for wid in ("#year-from", "#year-to"):
@@ -250,13 +250,7 @@ class SearchScreen(Screen[None]):
             years.append(int(raw) if raw else None)
         if years[0] is not None and years[1] is not None and years[0] > years[1]:
             raise QueryError(f"the year range {years[0]}–{years[1]} is empty")
-        return {
-            "section": None if section is Select.NULL else str(section),
-            "method": str(method),
-            "paper": paper,
-            "year_from": years[0],
-            "year_to": years[1],
-        }
+        return Filters(paper, None if section is Select.NULL else str(section), years[0], years[1])
 
     def run_search(self, *, more: bool = False) -> None:
         app = self.evtui
@@ -277,38 +271,31 @@ class SearchScreen(Screen[None]):
                             severity="warning")
                 return
         try:
-            filters = self.filters()
+            request = SearchRequest(query, k=self.search_k, method=self.selected_method(), filters=self.filters())
         except QueryError as exc:
             self.notify(str(exc), title="Filters", severity="error")
             return
         self._searching = True
         self.status("loading more…" if more else "searching…")
-        self.search_worker(query, self.search_k, filters, keep_row)
+        self.search_worker(request, keep_row)
 
     @work(thread=True, exclusive=True, group="search")
-    def search_worker(self, query: str | ParsedQuery, k: int, filters: dict[str, Any], keep_row: int) -> None:
+    def search_worker(self, request: SearchRequest, keep_row: int) -> None:
         app = self.evtui
         assert app.searcher is not None
         t0 = app.clock()
         # dense and hybrid embed candidates as they go: a write, so DuckDB is read-write for them
-        writes = app.library is not None and filters.get("method") in ("dense", "hybrid")
-        try:
+        writes = app.library is not None and needs_embeddings(str(request.method or ""))
+        with self.failures("Query"):
             with app.library.rw() if writes and app.library is not None else nullcontext(), app.db_lock:
-                result = app.searcher.search(query, k=k, **filters)
-        except EvtuiError as exc:
-            self.post_message(WorkFailed("Query", str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - a failing method must not take the app down
-            self.post_message(WorkFailed("Query", f"{type(exc).__name__}: {exc}"))
-            return
-        if not get_current_worker().is_cancelled:
-            self.post_message(SearchDone(result, app.clock() - t0, keep_row))
+                result = app.searcher.run(request)
+            if not get_current_worker().is_cancelled:
+                self.post_message(SearchDone(result, app.clock() - t0, keep_row))
 
-    def on_work_failed(self, msg: WorkFailed) -> None:
+    def work_failed(self, msg: WorkFailed) -> None:
         self._searching = False
         if msg.what == "Query":
             self.status(Text(msg.reason, style="red"))
-        self.notify(msg.reason, title=msg.what, severity="error", timeout=8)
 
     def on_search_done(self, msg: SearchDone) -> None:
         self._searching = False
@@ -454,9 +441,9 @@ class SearchScreen(Screen[None]):
                 out.append(" · by paper (g)", style="bold")
         if self.has_class("narrow") and not self.filters_open:
             try:
-                active = {k: v for k, v in self.filters().items() if v is not None and k != "method"}
+                active = self.filters() != NO_FILTERS
             except Exception:  # noqa: BLE001 - a half-typed year: shown when the row opens
-                active = {}
+                active = False
             if active:
                 out.append(" · filters on (f)", style="bold yellow")
         self.query_one("#verdicts", Static).update(out, layout=False)
@@ -603,13 +590,12 @@ class SearchScreen(Screen[None]):
 
     def show_detail(self, row: int) -> None:
         app = self.evtui
-        if self.result is None or not (0 <= row < len(self.rows)) or app.view is None:
+        if self.result is None or not (0 <= row < len(self.rows)) or app.view is None or app.searcher is None:
             return
         e = self.rows[row]
         aspects = self.result.query.aspects
-        store = app.view.store
-        context = store.context(e.sentence.id, window=2)
-        paper = store.paper(e.sentence.paper_id)
+        ctx = app.searcher.context(e.sentence.id, window=2, paper_id=e.sentence.paper_id, store=app.view.store)
+        context, paper = ctx.sentences, ctx.paper
         out = Text()
         if paper is not None:
             out.append(paper.title + "\n", style="bold")
@@ -650,11 +636,8 @@ class SearchScreen(Screen[None]):
     def focus_query(self) -> None:
         self.query_one("#query", Input).focus()
 
-    def action_cursor_down(self) -> None:
-        self.query_one(PagedTable).action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        self.query_one(PagedTable).action_cursor_up()
+    def cursor_list(self) -> PagedTable[Evidence]:
+        return self.query_one(PagedTable)
 
     def action_results_only(self) -> None:
         sel = self.query_one("#section", Select)
@@ -778,18 +761,13 @@ class SearchScreen(Screen[None]):
         service = app.judge_service()
         assert service is not None and app.library is not None
         view = app.new_view()  # its own connection: no wait on a running search
-        try:
-            est = service.estimate(parsed, evidence, "llm", app.judge_model(), library=view,
-                                   api_base=app.judge_setting("api_base"))
-        except EvtuiError as exc:
-            self.post_message(WorkFailed("Judge", str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed("Judge", f"{type(exc).__name__}: {exc}"))
-            return
-        finally:
-            view.close()
-        self.post_message(JudgeEstimate(est, len(evidence)))
+        with self.failures("Judge"):
+            try:
+                est = service.estimate(parsed, evidence, "llm", app.judge_model(), library=view,
+                                       api_base=app.judge_setting("api_base"))
+            finally:
+                view.close()
+            self.post_message(JudgeEstimate(est, len(evidence)))
 
     def on_judge_estimate(self, msg: JudgeEstimate) -> None:
         est = msg.estimate
@@ -851,29 +829,25 @@ class SearchScreen(Screen[None]):
             if judge == "llm":
                 store_rows()  # each paid verdict as it arrives
 
-        try:
+        out: list[Any] = []  # none when the judge fails
+        with self.failures("Judge"):
             if judge == "llm":
                 # The LLM's network waits run on their own connection, so searching goes on meanwhile.
                 view = app.new_view()
                 try:
-                    out = service.judge_evidence(view, parsed, evidence, judge="llm", model=app.judge_model(),
-                                                 api_base=app.judge_setting("api_base"),
-                                                 max_cost=app.judge_setting("max_cost"), on_result=arrived,
-                                                 sink=sink)
+                    judged = service.judge_evidence(view, parsed, evidence, judge="llm", model=app.judge_model(),
+                                                    api_base=app.judge_setting("api_base"),
+                                                    max_cost=app.judge_setting("max_cost"), on_result=arrived,
+                                                    sink=sink)
                 finally:
                     view.close()
             else:
                 with app.db_lock:
-                    out = service.judge_evidence(library, parsed, evidence, judge=judge, on_result=arrived,
-                                                 sink=sink)
+                    judged = service.judge_evidence(library, parsed, evidence, judge=judge, on_result=arrived,
+                                                    sink=sink)
                 store_rows()
-        except EvtuiError as exc:
-            self.post_message(WorkFailed("Judge", str(exc)))
-            out = []
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed("Judge", f"{type(exc).__name__}: {exc}"))
-            out = []
-        self.post_message(JudgeDone(list(out), app.clock() - t0))
+            out = list(judged)
+        self.post_message(JudgeDone(out, app.clock() - t0))
 
     def auto_judge(self) -> None:
         """Verdicts for the rows on screen without asking: cached ones at once, the rest from the local judge
@@ -897,34 +871,33 @@ class SearchScreen(Screen[None]):
         assert service is not None and library is not None
         worker = get_current_worker()
         rows: list[list[Any]] = []
-        try:
-            if app.judge_model() and str(self.query_one("#judge", Select).value) == "llm":
-                # the LLM's cached verdicts too (never a call): shown instead of the local judge's
-                from evtui.judge.cache import JudgmentCache
+        try:  # no verdicts is a note, never a crash
+            with self.failures("Judge", lambda exc: f"automatic local judge: {exc}"):
+                if app.judge_model() and str(self.query_one("#judge", Select).value) == "llm":
+                    # the LLM's cached verdicts too (never a call): shown instead of the local judge's
+                    from evtui.judge.cache import JudgmentCache
 
-                llm = service.make_judge(library, "llm", app.judge_model(), app.judge_setting("api_base"))
-                with app.db_lock:
-                    hits = JudgmentCache(library.store.con, writable=False).lookup(
-                        llm.name, llm.model, llm.prompt_version, parsed, evidence)
-                if hits:
-                    self.post_message(AutoVerdicts(parsed.text, list(hits.values())))
-                    evidence = [e for e in evidence if e.sentence.id not in hits]
-            judge = app.local_judge()  # made (its models loaded) outside db_lock: searches need not wait
-            for i in range(0, len(evidence), AUTO_CHUNK):
-                if worker.is_cancelled:
-                    return
-                chunk = evidence[i:i + AUTO_CHUNK]
-                with app.db_lock:
-                    out = service.judge_evidence(library, parsed, chunk, judge=judge,
-                                                 sink=lambda _t, new: rows.extend(new))
-                self.post_message(AutoVerdicts(parsed.text, list(out)))
-            if rows and not worker.is_cancelled:
-                from evtui.judge.cache import JudgmentCache
+                    llm = service.make_judge(library, "llm", app.judge_model(), app.judge_setting("api_base"))
+                    with app.db_lock:
+                        hits = JudgmentCache(library.store.con, writable=False).lookup(
+                            llm.name, llm.model, llm.prompt_version, parsed, evidence)
+                    if hits:
+                        self.post_message(AutoVerdicts(parsed.text, list(hits.values())))
+                        evidence = [e for e in evidence if e.sentence.id not in hits]
+                judge = app.local_judge()  # made (its models loaded) outside db_lock: searches need not wait
+                for i in range(0, len(evidence), AUTO_CHUNK):
+                    if worker.is_cancelled:
+                        return
+                    chunk = evidence[i:i + AUTO_CHUNK]
+                    with app.db_lock:
+                        out = service.judge_evidence(library, parsed, chunk, judge=judge,
+                                                     sink=lambda _t, new: rows.extend(new))
+                    self.post_message(AutoVerdicts(parsed.text, list(out)))
+                if rows and not worker.is_cancelled:
+                    from evtui.judge.cache import JudgmentCache
 
-                with library.rw(), app.db_lock:  # cached for the next time (and for the CLI beside the app)
-                    JudgmentCache(library.store.con, writable=False).insert_rows(rows)
-        except Exception as exc:  # noqa: BLE001 - no verdicts is a note, never a crash
-            self.post_message(WorkFailed("Judge", f"automatic local judge: {exc}"))
+                    with library.rw(), app.db_lock:  # cached for the next time (and for the CLI beside the app)
+                        JudgmentCache(library.store.con, writable=False).insert_rows(rows)
         finally:
             self.post_message(AutoVerdicts(parsed.text, [], done=True))
 

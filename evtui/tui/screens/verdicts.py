@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evtui.render import safe_text
+from evtui.tui.base import EvtuiScreen
+from evtui.tui.messages import WorkFailed
 from evtui.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
-    from evtui.tui.app import EvtuiApp
-    from evtui.verify.claims import ClaimVerdict
+    from evtui.judge.claims import ClaimVerdict
 
 _LABEL = {"SUPPORT": ("▲ supports", "bold green"), "CONTRADICT": ("▼ refutes", "bold red"),
           "NEI": ("● no evidence", "dim")}
@@ -32,15 +32,10 @@ class VerdictsDone(Message):
         self.seconds = seconds
 
 
-class VerdictsFailed(Message):
-    def __init__(self, reason: str) -> None:
-        super().__init__()
-        self.reason = reason
-
-
-class VerdictsScreen(Screen[None]):
+class VerdictsScreen(EvtuiScreen):
     """Opened with `v` from Search: the query verified paper by paper with the offline verifier (in a worker)."""
 
+    FAILURE_TIMEOUT = None
     BINDINGS = [
         Binding("enter", "open_paper", "Open paper", id="verdicts.open"),
         Binding("j", "cursor_down", "Down", show=False, id="verdicts.down"),
@@ -58,10 +53,6 @@ class VerdictsScreen(Screen[None]):
         self.papers = papers
         self.verdict: ClaimVerdict | None = None
 
-    @property
-    def evtui(self) -> EvtuiApp:
-        return cast("EvtuiApp", self.app)
-
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="verdicts-head")
@@ -77,22 +68,18 @@ class VerdictsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="verdicts")
     def verify(self) -> None:
-        from evtui.verify.claims import verify_claim
+        from evtui.judge.claims import verify_claim
 
         searcher = self.evtui.searcher
         if searcher is None:
-            self.post_message(VerdictsFailed("the library is still opening"))
+            self.post_message(WorkFailed("Verify", "the library is still opening"))
             return
         t0 = time.perf_counter()
-        try:
+        with self.failures("Verify", lambda exc: str(exc) or type(exc).__name__):
             verdict = verify_claim(searcher.library, self.claim, papers=self.papers, searcher=searcher)
-        except Exception as exc:  # noqa: BLE001 - any failure is a notification, never a crash
-            self.post_message(VerdictsFailed(str(exc) or type(exc).__name__))
-            return
-        self.post_message(VerdictsDone(verdict, time.perf_counter() - t0))
+            self.post_message(VerdictsDone(verdict, time.perf_counter() - t0))
 
-    def on_verdicts_failed(self, msg: VerdictsFailed) -> None:
-        self.notify(msg.reason, title="Verify", severity="error")
+    def work_failed(self, msg: WorkFailed) -> None:
         self.query_one("#verdicts-head", Static).update(safe_text(Text(f"{self.claim}\ncould not verify: "
                                                                          f"{msg.reason}", style="red")))
 
@@ -124,11 +111,8 @@ class VerdictsScreen(Screen[None]):
                 line.append("\n    mentions the topic; no sentence takes a side", style="dim")
             ol.add_option(Option(safe_text(line), id=str(n)))
 
-    def action_cursor_down(self) -> None:
-        self.query_one(OptionList).action_cursor_down()
-
-    def action_cursor_up(self) -> None:
-        self.query_one(OptionList).action_cursor_up()
+    def cursor_list(self) -> OptionList:
+        return self.query_one(OptionList)
 
     def action_open_paper(self) -> None:
         ol = self.query_one(OptionList)

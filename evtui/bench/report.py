@@ -1,0 +1,204 @@
+"""Benchmark reports shared by the faces: a stored run's headline figure, an item's score explained, what an
+LLM sweep would cost, the methods-by-tasks chart and a side-by-side comparison of runs (Rich renderables)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+
+from evtui.render import aspect_color, bar, short
+
+if TYPE_CHECKING:
+    from evtui.library import Library
+
+
+def primary_metric(run: dict[str, Any]) -> tuple[str, float | None]:
+    metrics = run.get("metrics") or {}
+    if "aspect_recall" in run:
+        return "aspect_recall", float(run["aspect_recall"])
+    if "aspect_recall" in metrics:
+        return "aspect_recall", float(metrics["aspect_recall"])
+    for k, v in metrics.items():
+        if isinstance(v, int | float):
+            return k, float(v)
+    return "", None
+
+
+def _short_aspect(aspect: str, item_id: str) -> str:
+    return aspect[len(item_id) + 1:] if aspect.startswith(item_id + "_") else aspect
+
+
+def item_report(library: Library, item_id: str, item: dict[str, Any], task: str, method: str, seed: int,
+                stored: float | None, ranker: Any | None = None) -> Text:
+    """Rank one item as the harness does (label-blind), then read its labels to explain the score."""
+    from evtui.bench import evidencebench as eb
+
+    out = Text()
+    out.append(f"{item_id}", style="bold")
+    out.append(f" · {task} · {method}\n\n", style="dim")
+    out.append("hypothesis ", style="bold")
+    out.append(item["hypothesis"] + "\n\n")
+    k = eb.task_k(item, task)
+    if k is None:
+        out.append("skipped: this item has no results labels, so results tasks leave it out\n", style="yellow")
+        return out
+    task_obj = eb.visible_task(item_id, item, task)
+    assert task_obj is not None  # k is set
+    paper_id = task_obj.paper_id
+    rank = ranker or eb.make_ranker(library, method, seed)
+    picked = list(rank(task_obj))
+    score = eb.score_item(item, task, picked)
+    sentence_aspects = {int(i): a for i, a in item["sentence_index2aspects"].items()}
+    wanted = item["results_aspect_list_ids"] if task.startswith("results") else item["aspect_list_ids"]
+    coverable = {a for v in sentence_aspects.values() for a in v} & set(wanted)
+    covered = {a for i in picked for a in sentence_aspects.get(i, ())} & coverable
+    missed = sorted(coverable - covered)
+    texts = {s.position: s.text for s in library.store.sentences(paper_id)}
+    out.append(f"K = {k} · aspect recall ", style="bold")
+    out.append("n/a" if score is None else f"{100 * score:.1f}", style="bold green")
+    if stored is not None:
+        out.append(f" (stored run: {stored:.1f})", style="dim")
+    out.append(f" · {len(covered)}/{len(coverable)} aspects covered\n\n")
+    out.append(f"picked ({len(picked)})\n", style="bold")
+    colour = {a: aspect_color(n) for n, a in enumerate(sorted(coverable))}
+    for i in picked:
+        tags = [a for a in sentence_aspects.get(i, ()) if a in coverable]
+        out.append(f"[{i:>3}] ", style="dim")
+        for a in tags:
+            out.append("● ", style=colour[a])
+        out.append(short(texts.get(i, "(sentence not in the benchmark library)"), 220))
+        if tags:
+            out.append("  " + ", ".join(_short_aspect(a, item_id) for a in tags), style="dim")
+        out.append("\n")
+    out.append("\ncovered ", style="bold")
+    out.append(", ".join(_short_aspect(a, item_id) for a in sorted(covered)) or "none")
+    out.append("\nmissed ", style="bold")
+    out.append(", ".join(_short_aspect(a, item_id) for a in missed) or "none", style="red" if missed else "")
+    out.append("\n")
+    gold = item.get("aspect2sentence_indices") or {}
+    for a in missed:
+        idx = list(gold.get(a, []))[:2]
+        for i in idx:
+            out.append(f"  {_short_aspect(a, item_id)} is in [{i:>3}] ", style=colour.get(a, ""))
+            out.append(short(texts.get(int(i), ""), 200) + "\n", style="dim")
+    return out
+
+
+SBS_TOKENS_OUT = 300  # a section's reply: the reasoning the prompt asks for, then DECISION: [indices]
+
+
+def estimate_sweep(library: Library, items: dict[str, dict[str, Any]], tasks: list[str], methods: list[str],
+                   opts: dict[str, Any]) -> dict[str, Any]:
+    """What the judge strategies of a sweep would cost with an LLM, from the prompts they would send.
+
+    llm-rerank / evidential judge the top pool of the default search in each item's paper (the judge service's
+    own estimate, which leaves out cached verdicts); llm-sbs sends one prompt per section (cached completions
+    are not checked here, so a re-run is over-estimated)."""
+    from evtui.bench import evidencebench as eb
+    from evtui.judge import estimate, make_judge
+    from evtui.judge import strategies as st
+    from evtui.judge.llm import estimate_tokens
+    from evtui.search import DEFAULT_METHOD, Searcher
+
+    judge = make_judge(library, "llm", opts.get("model"), opts.get("api_base"))
+    client = judge.client  # type: ignore[attr-defined]
+    searcher = Searcher(library)
+    out: dict[str, Any] = {"model": judge.model, "calls": 0, "cached": 0, "tokens_in": 0, "tokens_out": 0,
+                           "cost": 0.0, "methods": methods}
+    notes: set[str] = set()
+    judged: set[tuple[str, str]] = set()  # (hypothesis, sentence id): one verdict serves every task and method
+    for method in methods:
+        for task in tasks:
+            for item_id, item in items.items():
+                k = eb.task_k(item, task)
+                if k is None:
+                    continue
+                paper = str(item.get("paper_id") or item_id)
+                if method == "llm-sbs":
+                    for part in st.sections(library.store.sentences(paper)):
+                        prompt = st.fill(st.SECTION_PROMPT, limit=k, hypothesis=item["hypothesis"],
+                                         pool=st.indexed_pool(part))
+                        tin = estimate_tokens([{"role": "user", "content": prompt}])
+                        out["calls"] += 1
+                        out["tokens_in"] += tin
+                        out["tokens_out"] += SBS_TOKENS_OUT
+                        out["cost"] += client.call_cost(tin, SBS_TOKENS_OUT)
+                    notes.add(f"llm-sbs: ~{SBS_TOKENS_OUT} output tokens a section; cached replies not subtracted")
+                    continue
+                res = searcher.search(item["hypothesis"], k=max(st.RERANK_POOL, k), paper=paper, mode="hypothesis",
+                                      method=DEFAULT_METHOD, results=task.startswith("results"))
+                fresh = [e for e in res.evidence if (item["hypothesis"], e.sentence.id) not in judged]
+                judged.update((item["hypothesis"], e.sentence.id) for e in res.evidence)
+                if not fresh:
+                    continue
+                est = estimate(res.query, fresh, judge, library=library)
+                for key in ("calls", "cached", "tokens_in", "tokens_out", "cost"):
+                    out[key] += getattr(est, key)
+                notes.update(est.notes)
+    if client.price() is None:
+        notes.add(client.price_note())
+    out["notes"] = sorted(notes)
+    return out
+
+
+def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
+    """Methods × tasks as rich bars: the latest stored run of each (dataset, task, method)."""
+    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in runs:  # newest first; an interrupted run (status running, no metrics yet) is not a bar
+        if r.get("status", "done") == "done":
+            latest.setdefault((r["dataset"], r["task"], r["method"]), r)
+    if not latest:
+        return Text("no stored runs yet: run a sweep (r) and each finished run lands here", style="dim")
+    methods = sorted({m for _d, _t, m in latest})
+    colours = {m: aspect_color(i) for i, m in enumerate(methods)}
+    out = Text()
+    for dataset in sorted({d for d, _t, _m in latest}):
+        tasks = sorted({t for d, t, _m in latest if d == dataset})
+        name, _v = primary_metric(next(r for (d, _t, _m), r in latest.items() if d == dataset))
+        scale = 1.0 if name.startswith("ndcg") else 100.0
+        out.append(f"{dataset}", style="bold")
+        out.append(f" · {name.replace('_', ' ') or 'metric'} (latest run per task and method)\n", style="dim")
+        for t in tasks:
+            out.append(f"  {t}\n", style="bold cyan")
+            for m in methods:
+                run = latest.get((dataset, t, m))
+                if run is None:
+                    continue
+                _n, v = primary_metric(run)
+                out.append(f"    {m:>14} ")
+                out.append_text(bar(v or 0.0, scale, width, colours[m]))
+                out.append(f" {v:.1f}\n" if v is not None and scale == 100 else f" {v or 0:.4f}\n")
+        out.append("\n")
+    return out
+
+
+def compare(runs: list[dict[str, Any]], per_item: dict[str, dict[str, float]]) -> Table | Text:
+    """The marked runs side by side; for two runs on the same items, who wins where."""
+    if not runs:
+        return Text("mark runs with space to compare them side by side", style="dim")
+    table = Table(box=None, expand=False, header_style="bold")
+    table.add_column("")
+    for r in runs:
+        table.add_column(f"{r['method']}\n{r['task']}", justify="right")
+    rows = [
+        ("dataset", lambda r: r["dataset"].split(":")[-1]),
+        ("metric", lambda r: f"{primary_metric(r)[1]:.2f}" if primary_metric(r)[1] is not None else "—"),
+        ("items", lambda r: str(r["n_items"])),
+        ("skipped", lambda r: str(r["n_skipped"])),
+        ("seconds", lambda r: f"{r['seconds']:.1f}"),
+        ("code", lambda r: str(r.get("code_version", ""))),
+        ("run", lambda r: r["id"]),
+    ]
+    for name, fn in rows:
+        table.add_row(name, *(fn(r) for r in runs))
+    if len(runs) == 2:
+        a, b = (per_item.get(r["id"], {}) for r in runs)
+        common = set(a) & set(b)
+        if common:
+            wins = sum(1 for i in common if a[i] > b[i])
+            losses = sum(1 for i in common if a[i] < b[i])
+            table.add_row("head to head", f"better on {wins}", f"better on {losses}")
+            table.add_row("", f"{len(common) - wins - losses} tie(s)", "")
+    return table

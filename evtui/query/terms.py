@@ -1,0 +1,169 @@
+"""Words of a query: tokens, stems, stopwords, relation families and a concept's surface variants."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+import snowballstemmer
+
+from evtui.models import Aspect
+
+_STEM = snowballstemmer.stemmer("english")
+TOKEN_RE = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+PART_RE = re.compile(r"[^\W_]+")
+
+STOPWORDS = frozenset("""
+a an the and or nor but if then than that this these those there here of in on at to for from by with without
+within into onto over under about above below between among through during before after against via per as
+is are was were be been being am do does did doing have has had having will would shall should can could may
+might must it its itself they them their theirs we our ours us you your he she his her him i me my which who whom
+whose what when where why how whether not no so such both each either neither all any some many much more most
+less least very also only just even still yet too other others another same own further furthermore however thus
+hence therefore while whereas although though because since upon due one ones
+""".split())
+FILLER = frozenset("""
+hypothesis hypothesize hypothesise hypothesized hypothesised hypothesizing propose proposed suggest suggests
+suggested evidence study studies show shows shown showed demonstrate demonstrated find found finding findings
+report reported reports claim claims examine examined investigate investigated assess assessed test tested
+whereby likely possibly potentially significantly significant generally often typically frequently
+""".split())
+
+# Relation families: every member is matched by stem; a query word in a family expands to all of it.
+RELATION_FAMILIES: dict[str, tuple[str, ...]] = {
+    "inhibit": ("inhibit", "suppress", "reduce", "decrease", "lower", "block", "attenuate", "diminish",
+                "downregulate", "impair", "abolish", "prevent", "inhibitor", "inhibition", "reduction"),
+    "cause": ("cause", "induce", "trigger", "increase", "promote", "elicit", "provoke", "produce",
+              "induction"),
+    "treat": ("treat", "therapy", "improve", "alleviate", "ameliorate", "relieve", "cure", "efficacy",
+              "effective", "benefit", "treatment"),
+    "associate": ("associate", "association", "correlate", "correlation", "link", "relate", "risk",
+                  "predict", "associated"),
+    "activate": ("activate", "stimulate", "upregulate", "enhance", "potentiate", "activation", "augment"),
+    "bind": ("bind", "binding", "interact", "interaction", "target", "complex"),
+    "protect": ("protect", "protective", "preserve", "prevent", "protection", "safeguard"),
+    "regulate": ("regulate", "modulate", "control", "mediate", "regulation", "affect", "influence"),
+    "increase": ("increase", "higher", "elevate", "raise", "greater", "rise", "upregulate", "enhance", "more"),
+    "decrease": ("decrease", "lower", "reduce", "decline", "fall", "drop", "less", "downregulate", "diminish"),
+    "express": ("express", "expression", "overexpress", "present", "detect"),
+    "require": ("require", "need", "necessary", "essential", "depend"),
+}
+_ALIASES = {
+    "reduce": "inhibit", "suppress": "inhibit", "block": "inhibit", "attenuate": "inhibit",
+    "induce": "cause", "trigger": "cause", "promote": "cause", "elicit": "cause", "provoke": "cause",
+    "improve": "treat", "alleviate": "treat", "ameliorate": "treat", "relieve": "treat",
+    "correlate": "associate", "link": "associate", "relate": "associate",
+    "stimulate": "activate", "enhance": "activate", "upregulate": "activate",
+    "interact": "bind", "modulate": "regulate", "mediate": "regulate", "affect": "regulate",
+    "elevate": "increase", "raise": "increase", "higher": "increase", "greater": "increase",
+    "lower": "decrease", "decline": "decrease", "diminish": "decrease", "downregulate": "decrease",
+}
+
+ABBREVIATIONS: dict[str, str] = {
+    "NSAID": "non-steroidal anti-inflammatory drug", "COX": "cyclooxygenase", "MI": "myocardial infarction",
+    "CHD": "coronary heart disease", "BMI": "body mass index", "HIV": "human immunodeficiency virus",
+    "ROS": "reactive oxygen species", "TNF": "tumor necrosis factor", "LDL": "low-density lipoprotein",
+    "HDL": "high-density lipoprotein", "COPD": "chronic obstructive pulmonary disease",
+    "ACE": "angiotensin-converting enzyme", "ARB": "angiotensin receptor blocker",
+    "SSRI": "selective serotonin reuptake inhibitor", "CRC": "colorectal cancer", "T2D": "type 2 diabetes",
+}
+GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon"}
+
+
+_STEMS: dict[str, str] = {}  # surface form -> stem; a plain dict lookup is the hot path of highlighting
+
+
+def stem(word: str) -> str:
+    s = _STEMS.get(word)
+    if s is None:
+        if len(_STEMS) > 500_000:
+            _STEMS.clear()
+        s = _STEMS[word] = _stem_cached(word.lower())
+    return s
+
+
+@lru_cache(maxsize=200_000)
+def _stem_cached(word: str) -> str:
+    return _STEM.stemWord(word)
+
+
+def _build_family_index() -> tuple[dict[str, str], dict[str, list[str]]]:
+    by_stem: dict[str, str] = {}
+    members: dict[str, list[str]] = {}
+    for fam, words in RELATION_FAMILIES.items():
+        members[fam] = list(words)
+        by_stem.setdefault(stem(fam), fam)
+    for alias, fam in _ALIASES.items():
+        by_stem.setdefault(stem(alias), fam)
+    for fam, words in RELATION_FAMILIES.items():
+        for w in words:
+            by_stem.setdefault(stem(w), fam)
+    return by_stem, members
+
+
+_FAMILY_BY_STEM, _FAMILY_MEMBERS = _build_family_index()
+# Only these words start a relation aspect inside a claim; nouns like "risk" or "therapy" stay concepts.
+RELATION_VERB_STEMS = frozenset(stem(w) for w in (
+    *RELATION_FAMILIES, *_ALIASES, "cause", "inhibit", "prevent", "protect", "bind", "express", "regulate",
+    "decrease", "increase", "reduce", "associated", "correlated", "linked", "lead", "result", "induce"))
+
+
+def relation_family(word: str) -> str | None:
+    return _FAMILY_BY_STEM.get(stem(word.split()[0])) if word.strip() else None
+
+
+def relation_terms(label: str) -> list[str]:
+    fam = relation_family(label)
+    terms = [label]
+    if fam:
+        terms += [w for w in _FAMILY_MEMBERS[fam] if w.lower() != label.lower()]
+    return _dedupe(terms)
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for it in items:
+        key = it.lower().strip()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(it.strip())
+    return out
+
+
+def concept_variants(label: str, abbreviations: Mapping[str, str] | None = None) -> list[str]:
+    """Surface variants: hyphenation, Greek letters, known abbreviations (plurals/stems are matched by stem)."""
+    out = [label]
+    if "-" in label:
+        out += [label.replace("-", " "), label.replace("-", "")]
+    for g, name in GREEK.items():
+        if g in label:
+            out.append(label.replace(g, name).replace("-" + name, "-" + name))
+            out.append(label.replace(g, " " + name).replace("- ", "-"))
+    m = re.fullmatch(r"([A-Za-z]+)-?(\d+)", label)
+    if m:  # IL-6 ~ IL6
+        out += [f"{m.group(1)}-{m.group(2)}", f"{m.group(1)}{m.group(2)}"]
+    table = {**ABBREVIATIONS, **(abbreviations or {})}
+    words = label.split()
+    for i, w in enumerate(words):
+        long = table.get(w) or table.get(w.rstrip("s")) if w.isupper() or w.rstrip("s").isupper() else None
+        if long:
+            out.append(" ".join([*words[:i], long, *words[i + 1:]]))
+    low = label.lower()
+    for short, long in table.items():
+        if long.lower() in low and len(short) >= 2:
+            out.append(re.sub(re.escape(long), short, label, flags=re.IGNORECASE))
+    return _dedupe(out)
+
+
+def search_terms(aspect: Aspect) -> list[list[str]]:
+    out: list[list[str]] = []
+    seen: set[tuple[str, ...]] = set()
+    for t in aspect.terms:
+        words = [w.lower() for w in PART_RE.findall(t)]
+        key = tuple(words)
+        if words and key not in seen:
+            seen.add(key)
+            out.append(words)
+    return out

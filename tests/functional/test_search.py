@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evtui.cli import main
+from evtui.config import load_config
+from evtui.errors import QueryError
+from evtui.library import Library
+from evtui.search import Searcher
+
+
+@pytest.fixture
+def lib(papers_dir: Path):
+    with Library(load_config()) as library:
+        library.ingest([papers_dir])
+        yield library
+
+
+def test_triplet_finds_the_sentence_with_three_aspects(lib: Library) -> None:
+    res = Searcher(lib).search("(aspirin, reduce, colorectal cancer)", k=5)
+    assert res.query.mode == "triplet"
+    assert [a.id for a in res.query.aspects] == ["head", "relation", "tail"]
+    top = res.evidence[0]
+    assert "reduced the incidence of colorectal cancer" in top.sentence.text
+    covered = {h.aspect for h in top.highlights}
+    assert covered == {"head", "relation", "tail"}
+    for h in top.highlights:
+        assert 0 <= h.start < h.end <= len(top.sentence.text)
+    surface = {top.sentence.text[h.start:h.end].lower() for h in top.highlights}
+    assert "aspirin" in surface and "reduced" in surface
+
+
+def test_claim_uses_library_abbreviations(lib: Library) -> None:
+    res = Searcher(lib).search("ACE inhibitors cause cough", k=5)
+    assert res.query.mode == "claim"
+    assert any("cough" in e.sentence.text.lower() for e in res.evidence[:2])
+    assert res.evidence[0].sentence.paper_id.startswith("file:ace")
+
+
+def test_hyphenated_and_greek_tokens(lib: Library) -> None:
+    res = Searcher(lib).search("IL-6 levels in COVID-19", k=3)
+    top = res.evidence[0]
+    assert "COVID-19" in top.sentence.text
+    spans = [top.sentence.text[h.start:h.end] for h in top.highlights]
+    assert any(sp.startswith("IL-6") for sp in spans) and "COVID-19" in spans
+    res2 = Searcher(lib).search("TNF-α measured by ELISA", k=3)
+    t = res2.evidence[0].sentence.text
+    assert "TNF-α" in [t[h.start:h.end] for h in res2.evidence[0].highlights]
+
+
+def test_filters(lib: Library) -> None:
+    s = Searcher(lib)
+    res = s.search("aspirin colorectal", section="results")
+    assert res.evidence and all(e.sentence.section_kind == "results" for e in res.evidence)
+    pid = res.evidence[0].sentence.paper_id
+    assert all(e.sentence.paper_id == pid for e in s.search("cancer", paper=pid).evidence)
+    assert s.search("aspirin", paper="no-such-paper").evidence == []
+    # headings are not evidence
+    assert all(not e.sentence.is_heading for e in s.search("results methods abstract", k=50).evidence)
+
+
+@pytest.mark.parametrize("q", ['title:foo AND (bar', '"unbalanced', "'; DROP TABLE papers; --", "a" * 10_000,
+                               "cough\x00\x07 with ACE", "((()))", "NOT OR AND", "colorectal^3 cancer~2"])
+def test_hostile_queries_never_traceback(lib: Library, q: str) -> None:
+    try:
+        res = Searcher(lib).search(q, k=3)
+    except QueryError as exc:
+        assert str(exc)
+    else:
+        assert isinstance(res.evidence, list)
+    assert lib.store.stats()["papers"] == 3
+
+
+def test_bad_arguments(lib: Library) -> None:
+    with pytest.raises(QueryError):
+        Searcher(lib).search("aspirin", section="bogus")
+    with pytest.raises(QueryError):
+        Searcher(lib).search("aspirin", method="nope")
+    with pytest.raises(QueryError):
+        Searcher(lib).search("   ")
+
+
+def test_cli_search_json_contract(papers_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", str(papers_dir), "--json"]) == 0
+    ingest = json.loads(capsys.readouterr().out)
+    assert ingest["papers_added"] == 3 and ingest["errors"] == []
+    assert main(["search", "(aspirin, reduce, colorectal cancer)", "--json", "--k", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"query", "mode", "aspects", "results"}
+    assert {"id", "label", "terms"} <= set(out["aspects"][0])
+    r = out["results"][0]
+    assert set(r) >= {"rank", "sentence_id", "paper_id", "title", "section", "text", "score", "highlights"}
+    assert set(r["highlights"][0]) == {"aspect", "start", "end"}
+    assert r["rank"] == 1 and len(out["results"]) <= 3
+
+
+def test_cli_papers_stats_and_errors(papers_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["ingest", str(papers_dir), "--json"])
+    capsys.readouterr()
+    assert main(["papers", "--json"]) == 0
+    papers = json.loads(capsys.readouterr().out)
+    assert len(papers) == 3 and all(p["sentences"] > 0 for p in papers)
+    assert main(["stats", "--json", "--check"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["papers"] == 3 and stats["consistency"]["consistent"] and stats["formats"] == {"text": 3}
+    assert main(["search", "", "--json"]) == 2
+    assert "error" in json.loads(capsys.readouterr().out)
+    # the human table renders too
+    assert main(["search", "(aspirin, reduce, colorectal cancer)"]) == 0
+    assert "aspirin" in capsys.readouterr().out.lower()
+
+
+def test_real_fixtures_end_to_end() -> None:
+    """Every real sample format loads into one library, and real queries find the expected sentences."""
+    core = Path(__file__).parents[1] / "fixtures" / "core"
+    with Library(load_config()) as library:
+        report = library.ingest([core])
+        assert not report.errors and report.added == 15  # 1 JATS + 3 PubTator (2 shared with BioC) + 5 + 3 + 2 + 1 CORD
+        assert library.check_consistency()["consistent"]
+        s = Searcher(library)
+        top = s.search("(lithium, cause, tricuspid regurgitation)", k=3).evidence[0]
+        assert top.sentence.paper_id == "PMID:6794356"
+        assert {h.aspect for h in top.highlights} >= {"head", "tail"}
+        res = s.search("myeloid-derived suppressor cells induce myelodysplasia", k=3)
+        assert res.evidence[0].sentence.paper_id == "scifact:5836"
+        assert s.search("pancreatic cancer imaging", k=5, paper="PMC2852030").evidence
+
+
+@pytest.mark.parametrize("method", ["dense", "hybrid"])
+def test_dense_and_hybrid_methods(lib: Library, method: str) -> None:
+    res = Searcher(lib).search("Does aspirin lower the risk of bowel cancer?", k=3, method=method)
+    assert res.method == method and res.evidence
+    assert "colorectal" in res.evidence[0].sentence.text.lower()
+    assert [e.rank for e in res.evidence] == list(range(1, len(res.evidence) + 1))
+    only = Searcher(lib).search("cough", k=5, method=method, section="results")
+    assert all(e.sentence.section_kind == "results" for e in only.evidence)

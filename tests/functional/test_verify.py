@@ -1,0 +1,156 @@
+"""The trained verifier through the shipped model: stance on real sentences, claim-level verdicts, the CLI contracts,
+SciFact predictions, the local judge's use of it, and `evidential`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evtui.cli import main
+from evtui.config import load_config
+from evtui.judge.claims import verify_claim
+from evtui.judge.local import LocalJudge
+from evtui.library import Library
+from evtui.search import Searcher
+from evtui.verify.cues import explain, non_significant
+from evtui.verify.model import MODEL_DIR, default_verifier
+
+BENCH = Path(__file__).parents[1] / "fixtures" / "bench"
+
+
+def test_shipped_model_matches_its_manifest() -> None:
+    manifest = json.loads((MODEL_DIR / "model.json").read_text())
+    assert manifest["labels"] == ["supports", "refutes", "neutral"]
+    assert {"scifact", "checkcovid"} <= set(manifest["training_data"])
+    v = default_verifier()
+    assert 0 < v.thresholds["supports"] < 1 and 0 < v.thresholds["refutes"] < 1 and v.temperature > 0
+
+
+# Real sentences: SciFact train claims 76 and 69 with gold rationale sentences of their cited abstracts (CC BY 4.0 /
+# ODC-By, tests/fixtures/bench), and a sentence of the same abstract that takes no side on the claim.
+SUPPORT = ("Active Ly49Q induces neutrophil polarization.",
+           "Here, we show that an inhibitory MHC I receptor, Ly49Q, was crucial for the swift polarization of and "
+           "tissue infiltration by neutrophils.")
+REFUTE = ("Activation of PPM1D enhances p53 function.",
+          "PPM1D mutations were mutually exclusive with TP53 mutations in BSG and attenuated p53 activation in vitro.")
+NEUTRAL = ("Active Ly49Q induces neutrophil polarization.",
+           "Neutrophils rapidly undergo polarization and directional movement to infiltrate the sites of infection "
+           "and inflammation.")
+
+
+def test_stance_on_real_sentences() -> None:
+    v = default_verifier()
+    assert v.verify(*SUPPORT[:1], [SUPPORT[1]])[0].stance == "supports"
+    refute = v.verify(REFUTE[0], [REFUTE[1]])[0]  # read as refuting; a side only past the precision threshold
+    assert refute.p_refute > max(refute.p_support, refute.p_neutral) and refute.stance != "supports"
+    assert v.verify(NEUTRAL[0], [NEUTRAL[1]])[0].stance == "neutral"
+    p = v.probabilities(SUPPORT[0], [SUPPORT[1], NEUTRAL[1]])
+    assert p.shape == (2, 3) and abs(float(p.sum()) - 2.0) < 1e-4
+
+
+def test_cues_name_the_direction_and_catch_non_significance() -> None:
+    why = explain("Aspirin reduces colorectal cancer risk", "Aspirin lowered the incidence of colorectal cancer.",
+                  "supports", 0.91)
+    assert "“lowered”" in why and "“reduces”" in why and "supports" in why
+    assert non_significant("The HR was 0.63 (95% CI 0.35-1.13; p = 0.12).")
+    assert non_significant("The difference was not statistically significant.")
+    assert not non_significant("The HR was 0.63 (p = 0.12 for trend; p < 0.001 overall).")
+    assert not non_significant("Risk fell by 30% (p < 0.01).")
+
+
+@pytest.fixture()
+def scifact_library() -> Library:
+    lib = Library(load_config())
+    lib.ingest([BENCH / "scifact_corpus30.jsonl"])
+    yield lib
+    lib.close()
+
+
+def test_claim_level_verdicts(scifact_library: Library) -> None:
+    supported = verify_claim(scifact_library, "Active Ly49Q induces neutrophil polarization.", papers=3)
+    assert {p.paper_id: p.label for p in supported.papers}["scifact:5531479"] == "SUPPORT"  # SciFact: SUPPORT
+    # SciFact labels this paper CONTRADICT: a side is taken only past the precision thresholds, never the wrong one
+    refuted = verify_claim(scifact_library, "Activation of PPM1D enhances p53 function.", papers=3)
+    assert {p.paper_id: p.label for p in refuted.papers}["scifact:5956380"] in ("CONTRADICT", "NEI")
+    for verdict in (supported, refuted):
+        assert verdict.papers and verdict.papers[0].paper_id.startswith("scifact:")
+        for p in verdict.papers:
+            assert p.label in ("SUPPORT", "CONTRADICT", "NEI") and 0.0 <= p.confidence <= 1.0
+            assert (p.label == "NEI") == (not p.rationales)
+            for r in p.rationales:
+                assert r.stance == ("supports" if p.label == "SUPPORT" else "refutes")
+        s = verdict.summary
+        assert s["supports"] + s["refutes"] + s["no_evidence"] == len(verdict.papers)
+
+
+def test_verify_cli_json_contract(scifact_library: Library, capsys: pytest.CaptureFixture[str]) -> None:
+    scifact_library.close()
+    assert main(["verify", "Activation of PPM1D enhances p53 function.", "--papers", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"query", "verdict", "papers"}
+    assert set(out["verdict"]) == {"supports", "refutes", "no_evidence"}
+    assert len(out["papers"]) == 2
+    for p in out["papers"]:
+        assert set(p) == {"paper_id", "title", "label", "confidence", "rationales"}
+        for r in p["rationales"]:
+            assert set(r) == {"sentence_id", "position", "text", "stance", "p_support", "p_refute"}
+
+
+def test_verify_claims_file_writes_official_predictions(scifact_library: Library, tmp_path: Path) -> None:
+    scifact_library.close()
+    out = tmp_path / "pred.jsonl"
+    assert main(["verify", "--claims", str(BENCH / "scifact_claims6.jsonl"), "--out", str(out)]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    claims = [json.loads(x) for x in (BENCH / "scifact_claims6.jsonl").read_text().splitlines()]
+    assert [p["id"] for p in lines] == [c["id"] for c in claims]
+    corpus = {str(json.loads(x)["doc_id"]): json.loads(x) for x in
+              (BENCH / "scifact_corpus30.jsonl").read_text().splitlines()}
+    for p in lines:
+        assert set(p) == {"id", "evidence"}
+        for doc, ev in p["evidence"].items():
+            assert doc in corpus and not doc.startswith("scifact:")
+            assert ev["label"] in ("SUPPORT", "CONTRADICT")
+            assert ev["sentences"] and all(0 <= i < len(corpus[doc]["abstract"]) for i in ev["sentences"])
+
+
+def test_local_judge_takes_the_verifiers_stance(papers_library: Library) -> None:
+    s = Searcher(papers_library)
+    parsed = s.parse("Aspirin reduces colorectal cancer")
+    res = s.search(parsed, k=8, method="bm25")
+    out = LocalJudge(papers_library).judge(parsed, res.evidence)
+    by_text = {e.sentence.text: j for e, j in zip(res.evidence, out, strict=True)}
+    j = by_text["Regular aspirin use reduced the incidence of colorectal cancer in a large cohort."]
+    assert j.stance == "supports" and "support" in j.rationale
+    assert "+evtui-verifier-" in j.model
+
+
+def test_non_significant_result_is_never_primary(tmp_path: Path) -> None:
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "hr.md").write_text(
+        "# Aspirin and colorectal cancer survival\n\n## Results\n\n"
+        "Aspirin use after diagnosis was associated with lower colorectal cancer mortality, but the association "
+        "was not statistically significant (HR 0.63, 95% CI 0.35-1.13, p = 0.12).\n"
+        "Aspirin use reduced colorectal cancer mortality (HR 0.71, 95% CI 0.53-0.95, p = 0.02).\n", encoding="utf-8")
+    with Library(load_config()) as lib:
+        lib.ingest([d])
+        s = Searcher(lib)
+        parsed = s.parse("(aspirin, reduce, colorectal cancer)")
+        res = s.search(parsed, k=5, method="bm25")
+        out = LocalJudge(lib).judge(parsed, res.evidence)
+        for e, j in zip(res.evidence, out, strict=True):
+            if "not statistically significant" in e.sentence.text:
+                assert j.level <= 3 and "non-significant" in j.rationale
+
+
+def test_evidential_is_a_search_method(papers_library: Library) -> None:
+    s = Searcher(papers_library)
+    best = s.search("Aspirin reduces colorectal cancer", k=5, method="best")
+    ev = s.search("Aspirin reduces colorectal cancer", k=5, method="evidential")
+    assert ev.method == "evidential" and ev.evidence
+    assert {e.sentence.id for e in ev.evidence} <= {e.sentence.id for e in
+                                                   s.search("Aspirin reduces colorectal cancer", k=30).evidence}
+    assert [e.rank for e in ev.evidence] == list(range(1, len(ev.evidence) + 1))
+    assert best.evidence

@@ -1,0 +1,128 @@
+"""The verifier ships as a small adapter over the base MiniLM: the merge is exact where it should be, files are
+checked, and a different base is refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safetensors.numpy import load_file, save_file
+
+from evtui.errors import EvtuiError
+from evtui.verify.adapter import AdapterModel, base_model_path, requantize, sha256
+from evtui.verify.model import MODEL_DIR, Verifier
+
+
+def _manifest() -> dict:
+    return json.loads((MODEL_DIR / "model.json").read_text())
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "verifier"
+    shutil.copytree(MODEL_DIR, folder)
+    return folder
+
+
+def _rewrite(folder: Path, tensors: dict[str, np.ndarray]) -> None:
+    """Save tensors as the folder's adapter and record its sha256, as training does."""
+    path = folder / "adapter.safetensors"
+    save_file(tensors, str(path))
+    manifest = json.loads((folder / "model.json").read_text())
+    manifest["adapter"]["sha256"] = sha256(path)
+    (folder / "model.json").write_text(json.dumps(manifest))
+
+
+def test_the_shipped_model_is_a_small_adapter() -> None:
+    manifest = _manifest()
+    path = MODEL_DIR / manifest["adapter"]["file"]
+    assert path.stat().st_size < 1_000_000  # a retrain rewrites under 1 MB in git
+    assert not (MODEL_DIR / "model.int8.onnx").exists()
+    assert manifest["base"]["sha256"] == sha256(base_model_path())
+
+
+def test_requantize_round_trips_within_half_a_step() -> None:
+    w = np.random.default_rng(0).normal(size=(64, 8)).astype(np.float32)
+    q, scale = requantize(w)
+    assert q.dtype == np.int8 and scale.shape == (1, 8)
+    assert np.abs(q * scale - w).max() <= scale.max() / 2 + 1e-6
+    assert np.abs(q).max() == 127
+
+
+def test_a_zero_adapter_leaves_the_base_encoder_unchanged(tmp_path: Path) -> None:
+    """With the low-rank factors zeroed and the base's own biases and LayerNorms, the merged encoder is the base."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    folder = _copy(tmp_path)
+    manifest = _manifest()
+    tensors = load_file(str(folder / "adapter.safetensors"))
+    base = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(base_model_path())).graph.initializer}
+    prefix = manifest["base"]["prefix"]
+    zeroed = {}
+    for k, v in tensors.items():
+        if k.endswith((".lora_A", ".lora_B", ".delta")):  # the low-rank changes and the position rows' change
+            zeroed[k] = np.zeros_like(v)
+        elif k.startswith(("encoder.", "embeddings.")) and not k.endswith(".scale"):
+            zeroed[k] = base[prefix + k].astype(v.dtype)  # biases, LayerNorms, token types: the base's own
+        else:
+            zeroed[k] = v
+    _rewrite(folder, zeroed)
+    merged = AdapterModel(folder, json.loads((folder / "model.json").read_text()))
+    plain = ort.InferenceSession(str(base_model_path()), providers=["CPUExecutionProvider"])
+    ids = np.array([[101, 2023, 3231, 1996, 4319, 102, 2009, 2515, 102]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    got = merged.session.run(None, feeds)[0]
+    want = plain.run(None, feeds)[0]
+    # re-quantising already-quantised columns moves a weight by at most a rounding step: tiny in the output
+    assert np.abs(got - want).max() < 0.05
+
+
+def test_the_adapter_changes_the_encoder(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    manifest = _manifest()
+    import onnxruntime as ort
+
+    merged = AdapterModel(folder, manifest)
+    plain = ort.InferenceSession(str(base_model_path()), providers=["CPUExecutionProvider"])
+    ids = np.array([[101, 2023, 3231, 1996, 4319, 102, 2009, 2515, 102]], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    assert np.abs(merged.session.run(None, feeds)[0] - plain.run(None, feeds)[0]).max() > 0.1
+
+
+def test_a_tampered_adapter_is_refused(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    with (folder / "adapter.safetensors").open("r+b") as fh:
+        fh.seek(5000)
+        fh.write(b"\x00\x01\x02\x03")
+    with pytest.raises(EvtuiError, match="sha256"):
+        Verifier(folder)
+
+
+def test_another_base_model_is_refused(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    manifest = json.loads((folder / "model.json").read_text())
+    manifest["base"]["sha256"] = "0" * 64
+    (folder / "model.json").write_text(json.dumps(manifest))
+    with pytest.raises(EvtuiError, match="not the one it was trained over"):
+        Verifier(folder)
+
+
+def test_a_missing_adapter_is_one_line(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    (folder / "adapter.safetensors").unlink()
+    with pytest.raises(EvtuiError, match="missing; reinstall"):
+        Verifier(folder)
+
+
+def test_an_adapter_that_does_not_fit_its_base_is_refused(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    tensors = load_file(str(folder / "adapter.safetensors"))
+    key = next(k for k in tensors if k.endswith(".attention.output.LayerNorm.weight"))
+    tensors[key] = np.ones(10, dtype=np.float32)
+    _rewrite(folder, tensors)
+    with pytest.raises(EvtuiError, match="does not fit"):
+        Verifier(folder)
