@@ -408,10 +408,13 @@ class Store:
         return {r[0] for r in self.con.execute("SELECT id FROM sentences").fetchall()}
 
     def abbreviations(self) -> dict[str, str]:
-        """short form -> its most frequent long form across the library."""
+        """short form -> its most frequent long form across the library (ties: the first alphabetically), in
+        the order of the short forms: a query's variants come out in this order, the same on every run (GROUP BY
+        alone hands rows back in whatever order its parallel workers finish)."""
         rows = self.con.execute(
-            "SELECT short, arg_max(long, n) FROM (SELECT short, lower(long) AS long, count(*) AS n"
-            " FROM abbreviations GROUP BY 1, 2) GROUP BY short").fetchall()
+            "SELECT short, long FROM (SELECT short, long, row_number() OVER (PARTITION BY short ORDER BY n DESC, long)"
+            " AS r FROM (SELECT short, lower(long) AS long, count(*) AS n FROM abbreviations GROUP BY 1, 2))"
+            " WHERE r = 1 ORDER BY short").fetchall()
         return {r[0]: r[1] for r in rows}
 
     # -- stats -----------------------------------------------------------------------------------

@@ -112,3 +112,16 @@ def test_second_process_is_told_who_holds_the_library(papers_dir: Path) -> None:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert proc.returncode != 0
         assert "LibraryLockedError" in proc.stderr and "in use by" in proc.stderr
+
+
+def test_abbreviations_come_back_in_one_order(tmp_path: Path) -> None:
+    """Most frequent long form per short form, ties broken alphabetically, sorted by short form: the order a query's
+    variants are listed in, so the same query gives the same JSON on every run."""
+    from evtui.config import Config
+
+    with Library(Config(home=tmp_path / "h", demo=False)) as lib:
+        rows = [("p1", "TF", "Transcription Factor"), ("p2", "TF", "TAT factor"), ("p3", "TF", "tat factor"),
+                ("p1", "CRC", "colorectal cancer"), ("p2", "AA", "arachidonic acid"), ("p3", "AA", "amino acid")]
+        lib.store.con.executemany("INSERT INTO abbreviations VALUES (?, ?, ?)", rows)
+        got = lib.store.abbreviations()
+    assert list(got.items()) == [("AA", "amino acid"), ("CRC", "colorectal cancer"), ("TF", "tat factor")]
