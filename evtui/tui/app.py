@@ -207,6 +207,11 @@ class EvtuiApp(App[None]):
         if self.library is not None:
             with self.db_lock:
                 self.library.close()
+        # Let go of everything that holds a connection: Textual can keep an exited App reachable (its context
+        # variable in threads it started), and a DuckDB connection object alive at interpreter exit is reported
+        # as a "nanobind: leaked" line.
+        self.library = self.view = self.searcher = self.basket = self.result = None
+        self._local_judge = None
 
     # -- shared helpers ----------------------------------------------------------------------------
     @contextmanager
