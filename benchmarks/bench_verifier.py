@@ -321,6 +321,7 @@ def cmd_adapter(args: argparse.Namespace) -> None:
     from safetensors.numpy import load_file, save_file
 
     import evtui.verify.adapter as adapter
+    from evtui.checksum import sha256_file
 
     run = args.run
     state = load_file(str(run / "model.safetensors"))
@@ -345,7 +346,7 @@ def cmd_adapter(args: argparse.Namespace) -> None:
             folder = Path(tmp)
             save_file(tensors, str(folder / "adapter.safetensors"))
             (folder / "base.json").write_text(json.dumps({
-                "sha256": adapter.sha256(adapter.base_model_path()), "prefix": "inner.", "matrices": layout}))
+                "sha256": sha256_file(adapter.base_model_path()), "prefix": "inner.", "matrices": layout}))
             logits = tv.predict_with(tv.adapter_runtime(folder), enc, cal)
             size = (folder / "adapter.safetensors").stat().st_size
         d = np.abs(logits - ref)

@@ -27,9 +27,10 @@ from typing import Any
 import lightgbm as lgb
 import numpy as np
 
+from evtui.checksum import sha256_file
 from evtui.rank.features import FEATURES, JUDGE_FEATURES
 from evtui.rank.model import MODEL_DIR, RankerModel
-from evtui.rank.modelfile import merge_ensemble, sha256_file, strip_for_prediction
+from evtui.rank.modelfile import merge_ensemble, strip_for_prediction
 
 ROOT = Path(__file__).resolve().parents[1]
 RANKER = "evtui/resources/ranker"

@@ -397,8 +397,8 @@ def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-
     """adapter.safetensors + base.json (the base file's sha256 and where each adapted matrix lives in it)."""
     from safetensors.numpy import load_file, save_file
 
+    from evtui.checksum import sha256_file as file_sha
     from evtui.verify.adapter import base_model_path, locate_matrices
-    from evtui.verify.adapter import sha256 as file_sha
 
     weights = load_file(str(base_dir() / "model.safetensors"))
     state = {k: v.detach().numpy() for k, v in model.state_dict().items()}
@@ -418,8 +418,8 @@ def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-
 
 def adapter_runtime(folder: Path):  # type: ignore[no-untyped-def]
     """The adapter exactly as evtui loads it (evtui/verify/adapter.py)."""
+    from evtui.checksum import sha256_file as file_sha
     from evtui.verify.adapter import AdapterModel
-    from evtui.verify.adapter import sha256 as file_sha
 
     path = folder / "adapter.safetensors"
     manifest = {"adapter": {"file": path.name, "sha256": file_sha(path)},

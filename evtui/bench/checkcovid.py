@@ -13,7 +13,6 @@ so indices are mapped by walking the corpus file the way the loader does and che
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from evtui.bench.beir import (
     ranked,
 )
 from evtui.bench.driver import Benchmark, Engine, Query, RunResult, Timings, run_benchmark
+from evtui.bench.jsonl import read_json_lines
 from evtui.bench.runs import ItemResult
 from evtui.config import load_config
 from evtui.errors import EvtuiError
@@ -46,18 +46,11 @@ def paper_id(cord_id: object) -> str:
 
 def _json_lines(path: Path, what: str) -> list[dict[str, Any]]:
     """Check-COVID's .json files are JSON Lines."""
-    rows: list[dict[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                obj = json.loads(line)
-                if not isinstance(obj, dict):
-                    raise EvtuiError(f"{path} line {lineno}: expected a JSON object")
-                rows.append(obj)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EvtuiError(f"cannot read Check-COVID {what} {path}: {exc}") from exc
+    def check(obj: Any, where: str) -> None:
+        if not isinstance(obj, dict):
+            raise EvtuiError(f"{where}: expected a JSON object")
+
+    rows = read_json_lines(path, f"Check-COVID {what}", check)
     if not rows:
         raise EvtuiError(f"no {what} in {path}")
     return rows

@@ -8,7 +8,6 @@ hits are pooled into documents (top 100), and nDCG@10 and Recall@{1,3,5,10,20,50
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from evtui.bench.beir import (
     make_doc_ranker,
 )
 from evtui.bench.driver import Benchmark, Engine, Query, RunResult, Timings, run_benchmark
+from evtui.bench.jsonl import read_json_lines
 from evtui.bench.runs import ItemResult
 from evtui.config import load_config
 from evtui.errors import EvtuiError
@@ -38,18 +38,11 @@ def paper_id(doc_id: object) -> str:
 
 
 def load_claims(path: Path) -> list[dict[str, Any]]:
-    claims: list[dict[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                obj = json.loads(line)
-                if not isinstance(obj, dict) or "claim" not in obj or "id" not in obj:
-                    raise EvtuiError(f"{path} line {lineno}: not a SciFact claim (needs id and claim)")
-                claims.append(obj)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EvtuiError(f"cannot read SciFact claims {path}: {exc}") from exc
+    def check(obj: Any, where: str) -> None:
+        if not isinstance(obj, dict) or "claim" not in obj or "id" not in obj:
+            raise EvtuiError(f"{where}: not a SciFact claim (needs id and claim)")
+
+    claims = read_json_lines(path, "SciFact claims", check)
     if not claims:
         raise EvtuiError(f"no claims in {path}")
     return claims

@@ -28,6 +28,7 @@ from typing import Any
 
 from evtui.bench import scifact_predict
 from evtui.bench.driver import Benchmark, Engine, ProgressFn, RunResult, Timings, run_benchmark
+from evtui.bench.jsonl import read_json_lines
 from evtui.bench.runs import ItemResult
 from evtui.bench.scifact import load_claims
 from evtui.config import load_config
@@ -208,18 +209,7 @@ def score(claims: Sequence[Mapping[str, Any]], predictions: Iterable[Mapping[str
 
 
 def load_predictions(path: Path) -> list[dict[str, Any]]:
-    preds: list[dict[str, Any]] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                obj = json.loads(line)
-                check_prediction(obj, f"{path} line {lineno}")
-                preds.append(obj)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EvtuiError(f"cannot read SciFact predictions {path}: {exc}") from exc
-    return preds
+    return read_json_lines(path, "SciFact predictions", check_prediction)
 
 
 def evaluate_files(gold_path: Path, pred_path: Path) -> dict[str, Any]:

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from evtui.checksum import checked_file
 from evtui.errors import EvtuiError
 from evtui.rank.features import FEATURES, JUDGE_FEATURES
-from evtui.rank.modelfile import seed_mean, sha256_file
+from evtui.rank.modelfile import seed_mean
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "ranker"
 HEADS = ("evidence", "results", "judge")
@@ -49,12 +50,7 @@ class RankerModel:
         boosters = {}
         for h, entry in meta.get("files", {}).items():
             path = folder / entry["file"]
-            if not path.is_file():
-                raise EvtuiError(f"the ranking model file {path} is missing; reinstall evtui")
-            digest = sha256_file(path)
-            if digest != entry["sha256"]:
-                raise EvtuiError(f"the ranking model {path} does not match its sha256 in model.json "
-                                 f"({digest[:12]} != {entry['sha256'][:12]}); reinstall evtui")
+            checked_file(path, entry["sha256"], "ranking model file")
             boosters[h] = lgb.Booster(model_file=str(path))
         if "evidence" not in boosters:
             raise EvtuiError(f"the ranking model in {folder} has no evidence head; retrain it with "

@@ -14,7 +14,6 @@ files"). What is lost: gain importances and SHAP values (`pred_contrib`), which 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from evtui.checksum import sha256_file
 from evtui.errors import EvtuiError
 
 # Header lines that may differ between members without changing what a tree means.
@@ -92,11 +92,3 @@ def write_head(folder: Path, head: str, members: Sequence[str]) -> dict[str, obj
     path.write_text(text, encoding="utf-8")
     return {"file": path.name, "sha256": sha256_file(path), "bytes": path.stat().st_size, "seeds": len(members),
             "trees": text.count("\nTree=")}
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

