@@ -1,7 +1,7 @@
 """The verifier's figures: stance as `evtui judge CLAIM --paper ID --json` reports it, speed, and `evidential`'s α.
 
     python benchmarks/bench_verifier.py stance --shared ../shared/datasets        # SciFact calibration fold + Check-COVID dev
-    python benchmarks/bench_verifier.py speed                                      # 20 sentences, 2 threads
+    python benchmarks/bench_verifier.py speed --fp32 --old /tmp/vtrain/c           # 20 sentences, 2 threads; + float form, 23 MB file
     python benchmarks/bench_verifier.py alpha --shared ../shared/datasets          # evidential: α by grouped CV
 
 stance: for every claim with evidence, each evidence paper is judged as the CLI does (`Searcher.search(claim,
@@ -156,21 +156,36 @@ def cmd_stance(args: argparse.Namespace) -> None:
 
 
 def cmd_speed(args: argparse.Namespace) -> None:
-    from evtui.verify.model import Verifier
+    """20 sentences against one claim through `Verifier.verify` (tokenising included), 2 threads. Forms are timed in
+    interleaved rounds so that other jobs' load falls on all of them alike; the load average is printed with them."""
+    import os
 
-    v = Verifier(threads=2)
+    from evtui.verify.adapter import AdapterModel
+    from evtui.verify.model import MODEL_DIR, Verifier
+
+    forms = {"shipped": Verifier(threads=2)}
+    if args.fp32:  # the same adapter with float32 matrix products (the form before int8_matmuls)
+        v = Verifier(threads=2)
+        v._logits = AdapterModel(MODEL_DIR, v.manifest, 2, int8_activations=False).logits
+        forms["adapter_fp32"] = v
+    if args.old:  # a self-contained ONNX verifier folder (model.json with "file"), e.g. the 23 MB evtui-verifier-1
+        forms["old"] = Verifier(args.old, threads=2)
     claim = "Vitamin D supplementation reduces the risk of hip fractures in older adults."
     sents = [f"In {n} randomized trials, vitamin D at 700-800 IU/d reduced the risk of hip fracture by {n}% "
              f"(relative risk 0.7{n % 10}; 95% CI 0.6 to 0.9) compared with calcium or placebo." for n in range(20)]
-    v.verify(claim, sents)
-    times = []
-    for _ in range(args.repeat):
-        t = time.perf_counter()
+    times: dict[str, list[float]] = {name: [] for name in forms}
+    load = os.getloadavg()[0]
+    for v in forms.values():
         v.verify(claim, sents)
-        times.append(time.perf_counter() - t)
-    print(json.dumps({"sentences": 20, "p50_ms": round(1000 * float(np.median(times)), 1),
-                      "min_ms": round(1000 * min(times), 1), "max_ms": round(1000 * max(times), 1),
-                      "repeat": args.repeat}))
+    for _ in range(args.repeat):
+        for name, v in forms.items():
+            t = time.perf_counter()
+            v.verify(claim, sents)
+            times[name].append(time.perf_counter() - t)
+    for name, ts in times.items():
+        print(json.dumps({"form": name, "sentences": 20, "p50_ms": round(1000 * float(np.median(ts)), 1),
+                          "min_ms": round(1000 * min(ts), 1), "max_ms": round(1000 * max(ts), 1),
+                          "repeat": args.repeat, "load_1min": [round(load, 2), round(os.getloadavg()[0], 2)]}))
 
 
 def _fold(key: str, k: int = 5) -> int:
@@ -254,7 +269,7 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
     """The official SciFact pipeline on the calibration-fold claims (NEI claims included): papers per claim and the
     paper-level thresholds chosen by claim-grouped 5-fold CV on label-only F1, against the shipped defaults."""
     from evtui.bench.driver import bench_library
-    from evtui.bench.scifact_predict import to_prediction
+    from evtui.bench.scifact_predict import DEFAULT_PAPERS, PAPER_THRESHOLDS, to_prediction
     from evtui.bench.scifact_verify import score
     from evtui.judge import claims as vc
     from evtui.search import Searcher
@@ -304,11 +319,15 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
             cv_preds[i] = preds[i]
     cv = score(claims, [cv_preds[i] for i in range(len(claims))])
     default = score(claims, predict(3, v.thresholds["supports"], v.thresholds["refutes"]))
+    shipped = score(claims, predict(DEFAULT_PAPERS, *PAPER_THRESHOLDS))  # what `evtui verify --claims` uses now
     r4 = {k: round(x["f1"], 4) for k, x in cv.items() if isinstance(x, dict) and "f1" in x}
     d4 = {k: round(x["f1"], 4) for k, x in default.items() if isinstance(x, dict) and "f1" in x}
     print(json.dumps({"claims": len(claims), "with_evidence": sum(1 for c in claims if c["evidence"]),
                       "seconds_per_claim": round(per_claim, 3), "cv_chosen": chosen, "cv_f1": r4,
-                      "default_3_papers_model_thresholds_f1": d4}, indent=1))
+                      "default_3_papers_model_thresholds_f1": d4,
+                      f"shipped_{DEFAULT_PAPERS}_paper_{PAPER_THRESHOLDS}_f1": {
+                          k: round(x["f1"], 4) for k, x in shipped.items() if isinstance(x, dict) and "f1" in x}},
+                     indent=1))
 
 
 def cmd_adapter(args: argparse.Namespace) -> None:
@@ -335,7 +354,7 @@ def cmd_adapter(args: argparse.Namespace) -> None:
     rows = adapter.quantize_rows
     out = []
     for spec in args.forms:
-        rank, storage = spec.split(":")
+        rank, storage, *matmul = spec.split(":")  # RANK:int8|fp16[:fp32], fp32: float matrix products at run time
         if storage == "fp16":  # the same tensors, stored as float16 instead of int8 rows
             adapter.quantize_rows = lambda w: {"": w.astype(np.float16)}  # type: ignore[assignment]
         try:
@@ -347,7 +366,7 @@ def cmd_adapter(args: argparse.Namespace) -> None:
             save_file(tensors, str(folder / "adapter.safetensors"))
             (folder / "base.json").write_text(json.dumps({
                 "sha256": sha256_file(adapter.base_model_path()), "prefix": "inner.", "matrices": layout}))
-            logits = tv.predict_with(tv.adapter_runtime(folder), enc, cal)
+            logits = tv.predict_with(tv.adapter_runtime(folder, int8_activations=matmul != ["fp32"]), enc, cal)
             size = (folder / "adapter.safetensors").stat().st_size
         d = np.abs(logits - ref)
         out.append({"form": spec, "mb": round(size / 1e6, 2), "accuracy": round(float((logits.argmax(1) == y).mean()), 3),
@@ -367,9 +386,12 @@ def main() -> None:
     sp.add_argument("--max-papers", type=int, default=5)
     sp = sub.add_parser("adapter", help="fidelity of the compressed adapter to a training run's full model")
     sp.add_argument("--run", type=Path, required=True, help="a train_verifier.py --out folder (model.safetensors)")
-    sp.add_argument("--forms", nargs="+", default=["16:int8", "16:fp16", "64:int8"], help="RANK:int8|fp16")
+    sp.add_argument("--forms", nargs="+", default=["16:int8", "16:int8:fp32", "16:fp16", "64:int8"],
+                    help="RANK:int8|fp16 (storage of the factors), :fp32 to run with float32 matrix products")
     sp = sub.add_parser("speed")
     sp.add_argument("--repeat", type=int, default=20)
+    sp.add_argument("--fp32", action="store_true", help="also time the adapter with float32 matrix products")
+    sp.add_argument("--old", type=Path, default=None, help="also time a self-contained ONNX verifier folder")
     args = ap.parse_args()
     {"stance": cmd_stance, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
 

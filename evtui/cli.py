@@ -580,8 +580,12 @@ def _verify_table(res: dict[str, Any], title: str) -> None:
 def cmd_bench_runs(args: argparse.Namespace) -> int:
     from evtui.bench import list_runs
 
+    if getattr(args, "items", False) and not getattr(args, "csv", None):
+        raise EvtuiError("--items goes with --csv PATH (the per-item CSV is written beside it)")
     with _open_library(args, demo=False, reading=True) as lib:
         runs = list_runs(lib)
+        if getattr(args, "csv", None):
+            return _bench_runs_csv(lib, runs, args.csv, items=args.items, as_json=args.json)
     if args.json:
         _emit_json(runs)
         return 0
@@ -594,6 +598,28 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
                       plain(metrics), str(r["n_items"]), f"{r['seconds']:.1f}",
                       plain(r["status"], "" if r["status"] == "done" else "yellow"))
     Console(emoji=False).print(table)
+    return 0
+
+
+def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: bool, as_json: bool) -> int:
+    from pathlib import Path
+
+    from evtui.bench import csvout
+    from evtui.bench.runs import run_per_item
+
+    out = Path(path).expanduser()
+    n = csvout.write_runs_csv(out, runs)
+    doc: dict[str, Any] = {"csv": str(out), "runs": n}
+    if items:
+        per_item = {r["id"]: run_per_item(lib, r["id"]) for r in runs}
+        items_out = csvout.items_path(out)
+        doc["items_csv"] = str(items_out)
+        doc["items"] = csvout.write_items_csv(items_out, runs, per_item, csvout.hypotheses(runs))
+    if as_json:
+        _emit_json(doc)
+    else:
+        err.print(f"wrote {n} run(s) to {out}" + (f" and {doc['items']} item score(s) to {doc['items_csv']}"
+                                                  if items else ""), highlight=False)
     return 0
 
 
@@ -935,6 +961,10 @@ def build_parser() -> argparse.ArgumentParser:
     br = bsub.add_parser("runs", help="list stored benchmark runs")
     br.set_defaults(fn=cmd_bench_runs)
     br.add_argument("--json", action="store_true")
+    br.add_argument("--csv", metavar="PATH", default=None,
+                    help="write the runs to a CSV file (one row per run) instead of listing them")
+    br.add_argument("--items", action="store_true",
+                    help="with --csv: also each run's per-item scores, to PATH's name with -items added")
     br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")

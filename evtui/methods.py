@@ -55,6 +55,9 @@ class Method:
     # Which registered factory makes its benchmark ranker: "search" (the Searcher within the item's paper), "draw"
     # (the seeded draw), "judge" (evtui.judge.strategies), or a kind a new method registers.
     ranker: str = "search"
+    # ranks with the shipped learned model (evtui/resources/ranker): its benchmark figures on that model's training
+    # files (model.json `training_data.files`) are in-sample (evtui.bench.estimate.in_sample)
+    trained: bool = False
 
     def calls_llm(self, judge: str | None = "llm") -> bool:
         """Does it make LLM calls (which cost money) with this judge kind?"""
@@ -160,10 +163,10 @@ for _method in (
     Method("best", "learned reranker (LightGBM) over BM25, dense, aspect-coverage, structure and results features, "
            "then coverage-aware selection",
            help="learned reranker over BM25, embeddings, aspect coverage, section and results cues, then "
-                "coverage-aware selection", embeddings="uses"),
+                "coverage-aware selection", embeddings="uses", trained=True),
     Method("evidential", "best's top 30 re-ordered by relevance + α·(P(support) + P(refute)) from the trained "
            "verifier; in a benchmark with --model, from the judge's verdicts",
-           judge=True, embeddings="uses", llm="judge"),
+           judge=True, embeddings="uses", llm="judge", trained=True),
     Method("bm25-coverage", "BM25 over one dis-max query per aspect, the top 200 re-ranked by aspects covered",
            help="BM25 re-ranked by aspects covered"),
     Method("bm25", "the plain BM25 order"),
@@ -174,7 +177,7 @@ for _method in (
     Method("random", "a seeded random draw (of the paper's sentences within a paper): every benchmark's floor",
            help="seeded", semantic=True, ranker="draw"),
     Method("llm-rerank", "the judge scores the default method's top 30 in the paper; its order, then coverage-aware "
-           "selection", search=False, judge=True, embeddings="uses", llm="judge", ranker="judge"),
+           "selection", search=False, judge=True, embeddings="uses", llm="judge", ranker="judge", trained=True),
     Method("llm-sbs", "EvidenceBench's section-by-section LLM strategy", search=False, judge=True, llm="always",
            ranker="judge"),
 ):

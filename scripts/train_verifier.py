@@ -416,15 +416,16 @@ def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-
     return path
 
 
-def adapter_runtime(folder: Path):  # type: ignore[no-untyped-def]
-    """The adapter exactly as evtui loads it (evtui/verify/adapter.py)."""
+def adapter_runtime(folder: Path, int8_activations: bool = True):  # type: ignore[no-untyped-def]
+    """The adapter exactly as evtui serves it (evtui/verify/adapter.py: int8 matrix products), so that the temperature
+    and thresholds fitted on its logits are the ones that hold at run time."""
     from evtui.checksum import sha256_file as file_sha
     from evtui.verify.adapter import AdapterModel
 
     path = folder / "adapter.safetensors"
     manifest = {"adapter": {"file": path.name, "sha256": file_sha(path)},
                 "base": json.loads((folder / "base.json").read_text())}
-    return AdapterModel(folder, manifest)
+    return AdapterModel(folder, manifest, int8_activations=int8_activations)
 
 
 def predict_with(runtime, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -565,6 +566,22 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def keep_provenance(manifest: dict, digest: str) -> dict:
+    """A re-export or re-calibration of the installed weights keeps how they were trained: when the artefact is
+    byte-identical to the installed one, the installed model.json's training record (hyperparameters, date, the
+    training commands) is carried over and this run's command is appended, instead of this run's defaults."""
+    try:
+        old = json.loads((RESOURCE / "model.json").read_text())
+    except (OSError, ValueError):
+        return manifest
+    if old.get("adapter", old).get("sha256") != digest:
+        return manifest
+    training = old.get("command", "").split("; adapter, temperature and thresholds:")[0]
+    return {**manifest, "hyperparameters": old.get("hyperparameters", manifest["hyperparameters"]),
+            "trained": old.get("trained", manifest["trained"]),
+            "command": f"{training}; adapter, temperature and thresholds: {manifest['command']}"}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
@@ -652,8 +669,10 @@ def main(argv: list[str] | None = None) -> int:
     np.save(args.out / "cal_logits.npy", cal_logits)
     np.save(args.out / "ccdev_logits.npy", cc_logits)
     log(json.dumps(metrics, indent=1))
-    artefact = ({"version": "evtui-verifier-2", "adapter": {"file": q8.name, "sha256": sha256(q8),
-                                                             "bytes": q8.stat().st_size, "rank": args.adapter_rank},
+    # -3: the same adapter as -2, served with int8 matrix products and calibrated on them (its outputs moved)
+    artefact = ({"version": "evtui-verifier-3", "adapter": {"file": q8.name, "sha256": sha256(q8),
+                                                             "bytes": q8.stat().st_size, "rank": args.adapter_rank,
+                                                             "matmul": "int8 weights x activations quantised per call"},
                  "base": json.loads((args.out / "base.json").read_text())}
                 if q8.name == "adapter.safetensors" else
                 {"version": "evtui-verifier-1", "file": q8.name, "sha256": sha256(q8), "bytes": q8.stat().st_size})
@@ -678,6 +697,8 @@ def main(argv: list[str] | None = None) -> int:
         "trained": time.strftime("%Y-%m-%d"),
         "command": "python scripts/train_verifier.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
+    if args.compress_only or args.calibrate_only:
+        manifest = keep_provenance(manifest, sha256(q8))
     (args.out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     if args.install:

@@ -57,14 +57,19 @@ class Engine(Protocol):
                     depth: int, sentence_k: int) -> Callable[[str], dict[str, Any]]: ...
 
 
-def bench_library(name: str, corpus: Path, home: Path, *, empty_ok: bool = False) -> Library:
-    """The benchmark's papers alone, in `<home>/bench/<name>-<sha10 of the file>`, kept apart from the user's
-    library (ingest is idempotent, so only the first run pays)."""
+def bench_home(name: str, corpus: Path, home: Path) -> Path:
+    """Where the benchmark library of this corpus file lives: `<home>/bench/<name>-<sha10 of the file>`."""
     try:
         digest = hashlib.sha1(corpus.read_bytes(), usedforsecurity=False).hexdigest()[:10]
     except OSError as exc:
         raise EvtuiError(f"cannot read the corpus {corpus}: {exc.strerror or exc}") from exc
-    lib = Library(Config(home=home / "bench" / f"{name}-{digest}", demo=False))
+    return home / "bench" / f"{name}-{digest}"
+
+
+def bench_library(name: str, corpus: Path, home: Path, *, empty_ok: bool = False) -> Library:
+    """The benchmark's papers alone, in `bench_home`, kept apart from the user's library (ingest is idempotent,
+    so only the first run pays)."""
+    lib = Library(Config(home=bench_home(name, corpus, home), demo=False))
     report = lib.ingest([corpus])
     if report.errors:
         lib.close()

@@ -3,11 +3,15 @@ LLM sweep would cost, the methods-by-tasks chart and a side-by-side comparison o
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
+from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
 from evtui.render import aspect_color, bar, short
 
 if TYPE_CHECKING:
@@ -62,7 +66,7 @@ def item_report(library: Library, item_id: str, item: dict[str, Any], task: str,
         out.append(f" (stored run: {stored:.1f})", style="dim")
     out.append(f" · {len(covered)}/{len(coverable)} aspects covered\n\n")
     out.append(f"picked ({len(picked)})\n", style="bold")
-    colour = {a: aspect_color(n) for n, a in enumerate(sorted(coverable))}
+    colour = {a: aspect_color(n) for n, a in enumerate(sorted(coverable, key=_aspect_order))}
     for i in picked:
         tags = [a for a in sentence_aspects.get(i, ()) if a in coverable]
         out.append(f"[{i:>3}] ", style="dim")
@@ -70,19 +74,52 @@ def item_report(library: Library, item_id: str, item: dict[str, Any], task: str,
             out.append("● ", style=colour[a])
         out.append(short(texts.get(i, "(sentence not in the benchmark library)"), 220))
         if tags:
-            out.append("  " + ", ".join(_short_aspect(a, item_id) for a in tags), style="dim")
+            out.append("  " + ", ".join(aspect_label(a, item_id) for a in tags), style="dim")
         out.append("\n")
-    out.append("\ncovered ", style="bold")
-    out.append(", ".join(_short_aspect(a, item_id) for a in sorted(covered)) or "none")
-    out.append("\nmissed ", style="bold")
-    out.append(", ".join(_short_aspect(a, item_id) for a in missed) or "none", style="red" if missed else "")
-    out.append("\n")
+    out.append("\naspects", style="bold")
+    out.append(f" · {len(covered)} covered, {len(missed)} missed (each named by a gold sentence: the dataset "
+               "has no aspect text)\n", style="dim")
+    named = aspect_sentences(item, texts)
+    for a in sorted(coverable, key=lambda a: (a in covered, _aspect_order(a))):
+        out.append("● ", style=colour[a])
+        out.append(f"{aspect_label(a, item_id):<4}", style="bold")
+        out.append("covered " if a in covered else "missed  ", style="green" if a in covered else "red")
+        i = named.get(a)
+        if i is None:
+            out.append("(no gold sentence in the paper)\n", style="dim")
+        else:
+            out.append(f"[{i:>3}] ", style="dim")
+            out.append(short(texts[i], 140) + "\n")
+    return out
+
+
+def aspect_label(aspect: str, item_id: str) -> str:
+    """`evidencebench_dev_id_28_aspect_2` → `a2` (the item's own prefix and the word are noise in a list)."""
+    rest = _short_aspect(aspect, item_id)
+    return "a" + rest.removeprefix("aspect_") if rest.startswith("aspect_") else rest
+
+
+def _aspect_order(aspect: str) -> tuple[int, str]:
+    tail = aspect.rsplit("_", 1)[-1]
+    return (int(tail), aspect) if tail.isdigit() else (1 << 30, aspect)
+
+
+def aspect_sentences(item: dict[str, Any], texts: Mapping[int, str]) -> dict[str, int]:
+    """aspect id → the gold sentence that names it. EvidenceBench stores aspect ids and which sentences carry
+    each, never an aspect's text; the sentence carrying the fewest other aspects (then the shortest) stands for
+    it, one not already naming another aspect where there is a choice. Aspects without a sentence in `texts`
+    are left out."""
+    sentence_aspects = {int(i): a for i, a in item.get("sentence_index2aspects", {}).items()}
     gold = item.get("aspect2sentence_indices") or {}
-    for a in missed:
-        idx = list(gold.get(a, []))[:2]
-        for i in idx:
-            out.append(f"  {_short_aspect(a, item_id)} is in [{i:>3}] ", style=colour.get(a, ""))
-            out.append(short(texts.get(int(i), ""), 200) + "\n", style="dim")
+    used: set[int] = set()
+    out: dict[str, int] = {}
+    for a in sorted(gold, key=lambda a: (len(gold[a]), _aspect_order(a))):  # the most constrained choose first
+        cands = [int(i) for i in gold[a] if int(i) in texts]
+        if not cands:
+            continue
+        best = min(cands, key=lambda i: (i in used, len(sentence_aspects.get(i, ())), len(texts[i]), i))
+        used.add(best)
+        out[a] = best
     return out
 
 
@@ -154,6 +191,7 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
     methods = sorted({m for _d, _t, m in latest})
     colours = {m: aspect_color(i) for i, m in enumerate(methods)}
     out = Text()
+    marked = False  # some figure is in-sample: the chart ends with what that means
     for dataset in sorted({d for d, _t, _m in latest}):
         tasks = sorted({t for d, t, _m in latest if d == dataset})
         name, _v = primary_metric(next(r for (d, _t, _m), r in latest.items() if d == dataset))
@@ -169,8 +207,14 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
                 _n, v = primary_metric(run)
                 out.append(f"    {m:>14} ")
                 out.append_text(bar(v or 0.0, scale, width, colours[m]))
-                out.append(f" {v:.1f}\n" if v is not None and scale == 100 else f" {v or 0:.4f}\n")
+                out.append(f" {v:.1f}" if v is not None and scale == 100 else f" {v or 0:.4f}")
+                if in_sample(run):
+                    out.append(" in-sample", style=IN_SAMPLE_STYLE)
+                    marked = True
+                out.append("\n")
         out.append("\n")
+    if marked:
+        out.append(IN_SAMPLE_NOTE + "\n", style=IN_SAMPLE_STYLE)
     return out
 
 
@@ -202,3 +246,78 @@ def compare(runs: list[dict[str, Any]], per_item: dict[str, dict[str, float]]) -
             table.add_row("head to head", f"better on {wins}", f"better on {losses}")
             table.add_row("", f"{len(common) - wins - losses} tie(s)", "")
     return table
+
+
+def short_item_id(item_id: str) -> str:
+    """`evidencebench_dev_id_15` → `dev_id_15`: the dataset's prefix, the same on every item, hides the rest in a
+    narrow column."""
+    return item_id.removeprefix("evidencebench_")
+
+
+_LEVELS = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int, top: float = 100.0) -> str:
+    """The values sorted ascending, one block character each (height = value / top); with more values than
+    `width`, evenly spaced quantiles of them, so the line keeps the distribution's shape."""
+    vals = sorted(values)
+    if not vals or width < 1:
+        return ""
+    if len(vals) > width:
+        vals = [vals[round(j * (len(vals) - 1) / max(1, width - 1))] for j in range(width)]
+    step = len(_LEVELS) - 1
+    return "".join(_LEVELS[max(0, min(step, round(v / top * step)))] if top > 0 else _LEVELS[0] for v in vals)
+
+
+def score_plot(series: Sequence[tuple[str, Mapping[str, float | None]]], width: int = 60) -> Text:
+    """Per-item scores of one or more runs (0-100), a line each: the sorted scores as a sparkline framed by its
+    0 and 100 ends, then mean and median, and the items at 0 and at 100 where the width allows. None is an item
+    the run skipped."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    label_w = min(16, max((len(label) for label, _s in series), default=0))
+    for n, (label, per_item) in enumerate(series):
+        scores = [float(v) for v in per_item.values() if v is not None]
+        skipped = len(per_item) - len(scores)
+        if n:
+            out.append("\n")
+        out.append(f"{short(label, label_w):<{label_w}} ", style="bold")
+        if not scores:
+            out.append("no scored items", style="dim")
+            continue
+        stats = f" mean {statistics.fmean(scores):.1f} · median {statistics.median(scores):.1f}"
+        extra = f" · {sum(s == 0 for s in scores)} at 0 · {sum(s >= 100 for s in scores)} at 100" + (
+            f" · {skipped} skipped" if skipped else "")
+        room = width - label_w - 1 - len("0▕▏100") - len(stats)
+        if room - len(extra) >= min(len(scores), 24):  # the plot first: the extras only where it keeps its room
+            room -= len(extra)
+        else:
+            extra = ""
+        line = sparkline(scores, max(8, room))
+        each = max(1, min(4, max(8, room) // len(line)))  # a few items: a few cells each, to be seen at all
+        out.append("0▕", style="dim")
+        out.append("".join(c * each for c in line), style="green on grey15")
+        out.append("▏100", style="dim")
+        out.append(stats)
+        out.append(extra, style="dim")
+    return out
+
+
+@dataclass(frozen=True)
+class ItemDelta:
+    """One item two runs both scored: run A's score, run B's, and A − B."""
+
+    item_id: str
+    a: float
+    b: float
+
+    @property
+    def delta(self) -> float:
+        return self.a - self.b
+
+
+def item_diff(a: Mapping[str, float | None], b: Mapping[str, float | None]) -> list[ItemDelta]:
+    """The items both runs scored, where they differ most first (|A − B| descending, then item id); an item
+    one run skipped or lacks has nothing to compare."""
+    common = [i for i in a if i in b and a[i] is not None and b[i] is not None]
+    rows = [ItemDelta(i, float(a[i]), float(b[i])) for i in common]  # type: ignore[arg-type]
+    return sorted(rows, key=lambda r: (-abs(r.delta), r.item_id))

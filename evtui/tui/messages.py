@@ -105,6 +105,15 @@ class SweepFinished(Message):
         self.cancelled = cancelled
 
 
+class SweepEstimate(Message):
+    """What the selected sweep will cost (an evtui.bench.estimate.SweepCost, or a one-line reason it has none)."""
+
+    def __init__(self, key: tuple[Any, ...], cost: Any) -> None:
+        super().__init__()
+        self.key = key  # the selection it was made for: a newer selection's estimate replaces it
+        self.cost = cost
+
+
 class ItemDetail(Message):
     def __init__(self, key: str, text: Any) -> None:
         super().__init__()

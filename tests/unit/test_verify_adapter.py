@@ -13,7 +13,14 @@ from safetensors.numpy import load_file, save_file
 
 from evtui.checksum import sha256_file as sha256
 from evtui.errors import EvtuiError
-from evtui.verify.adapter import AdapterModel, base_model_path, requantize
+from evtui.verify.adapter import (
+    AdapterModel,
+    base_model_path,
+    drop_nan_guards,
+    fuse_gelu,
+    merged_model_bytes,
+    requantize,
+)
 from evtui.verify.model import MODEL_DIR, Verifier
 
 
@@ -72,7 +79,8 @@ def test_a_zero_adapter_leaves_the_base_encoder_unchanged(tmp_path: Path) -> Non
         else:
             zeroed[k] = v
     _rewrite(folder, zeroed)
-    merged = AdapterModel(folder, json.loads((folder / "model.json").read_text()))
+    # float products here: with int8 activations (how it ships) the comparison would measure quantisation, not the merge
+    merged = AdapterModel(folder, json.loads((folder / "model.json").read_text()), int8_activations=False)
     plain = ort.InferenceSession(str(base_model_path()), providers=["CPUExecutionProvider"])
     ids = np.array([[101, 2023, 3231, 1996, 4319, 102, 2009, 2515, 102]], dtype=np.int64)
     feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
@@ -80,6 +88,55 @@ def test_a_zero_adapter_leaves_the_base_encoder_unchanged(tmp_path: Path) -> Non
     want = plain.run(None, feeds)[0]
     # re-quantising already-quantised columns moves a weight by at most a rounding step: tiny in the output
     assert np.abs(got - want).max() < 0.05
+
+
+def _feeds() -> dict[str, np.ndarray]:
+    ids = np.array([[101, 2023, 3231, 1996, 4319, 102, 2009, 2515, 102],
+                    [101, 9385, 1040, 2089, 5547, 102, 2009, 0, 0]], dtype=np.int64)
+    return {"input_ids": ids, "attention_mask": (ids > 0).astype(np.int64), "token_type_ids": np.zeros_like(ids)}
+
+
+def test_gelu_fusion_and_dropped_nan_guards_are_the_same_function() -> None:
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(base_model_path()))
+    assert fuse_gelu(model) == 6  # one per layer
+    assert drop_nan_guards(model) == 6  # one per attention softmax
+    assert not [n for n in model.graph.node if n.op_type in ("Erf", "IsNaN")]
+    plain = ort.InferenceSession(str(base_model_path()), providers=["CPUExecutionProvider"])
+    fused = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert np.abs(fused.run(None, _feeds())[0] - plain.run(None, _feeds())[0]).max() < 1e-4
+
+
+def test_every_stored_matrix_is_multiplied_in_int8() -> None:
+    """The shipped form: no float copy of a weight matrix is left, each product reads the int8 columns, and the
+    activations are quantised once per tensor (query, key and value share theirs)."""
+    import onnx
+    from safetensors.numpy import load_file
+
+    manifest = _manifest()
+    model = onnx.ModelProto()
+    model.ParseFromString(merged_model_bytes(base_model_path(), load_file(str(MODEL_DIR / "adapter.safetensors")),
+                                             manifest["base"]))
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("MatMulIntegerToFloat") == 36  # 6 layers x (query, key, value, attention out, up, down)
+    assert ops.count("DynamicQuantizeLinear") == 24  # 4 distinct inputs per layer
+    assert ops.count("MatMul") == 12  # only the attention products (q·k, weights·v), which have no stored matrix
+    inits = {t.name for t in model.graph.initializer}
+    assert not [n for n in model.graph.node if n.op_type == "Cast" and n.input[0] in inits
+                and n.input[0].startswith("val_")]  # no int8 matrix expanded to float32 any more
+
+
+def test_int8_products_stay_close_to_float_ones(tmp_path: Path) -> None:
+    manifest = _manifest()
+    q8 = AdapterModel(MODEL_DIR, manifest)
+    fp = AdapterModel(MODEL_DIR, manifest, int8_activations=False)
+    feeds = _feeds()
+    args = (feeds["input_ids"], feeds["attention_mask"], feeds["token_type_ids"])
+    a, b = q8.logits(*args), fp.logits(*args)
+    assert (a.argmax(1) == b.argmax(1)).all()
+    assert 0 < np.abs(a - b).max() < 0.5  # quantised activations move the logits a little, never far
 
 
 def test_the_adapter_changes_the_encoder(tmp_path: Path) -> None:

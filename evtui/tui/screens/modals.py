@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -103,6 +102,22 @@ class AspectEditScreen(ModalScreen["Aspect | None"]):
         self.dismiss(None)
 
 
+def help_text(rows: list[tuple[str, str, str]]) -> Text:
+    """The key table as padded columns of one Text: a Rich Table here took ~25 ms a render, twice per opening,
+    which made `?` slow to appear while a sweep loaded the machine."""
+    header = ("key", "does", "id (for [keymap] in config.toml)")
+    kw = max(len(r[0]) for r in [header, *rows])
+    dw = max(len(r[1]) for r in [header, *rows])
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(f"{header[0]:<{kw}}  {header[1]:<{dw}}  {header[2]}", style="bold")
+    for key, desc, bid in rows:
+        out.append("\n")
+        out.append(f"{key:<{kw}}", style="bold cyan")
+        out.append(f"  {desc:<{dw}}  ")
+        out.append(bid, style="dim")
+    return out
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the screen underneath and of the app, with what it does (keymap overrides included)."""
 
@@ -114,16 +129,10 @@ class HelpScreen(ModalScreen[None]):
         self.rows = list(rows)
 
     def compose(self) -> ComposeResult:
-        table = Table(box=None, expand=True, show_header=True, header_style="bold")
-        table.add_column("key", style="bold cyan", no_wrap=True)
-        table.add_column("does")
-        table.add_column("id (for \\[keymap] in config.toml)", style="dim", no_wrap=True)  # \\[: not markup
-        for key, desc, bid in self.rows:
-            table.add_row(key, desc, bid)
         with Vertical(classes="dialog help"):
             yield Label(f"Keys · {self.title_text}", classes="dialog-title")
             with VerticalScroll():
-                yield Static(table)
+                yield Static(help_text(self.rows))
             yield Static("ctrl+p opens the command palette with every action · esc closes", classes="dim")
 
     def action_close(self) -> None:

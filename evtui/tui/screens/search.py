@@ -594,7 +594,15 @@ class SearchScreen(EvtuiScreen):
             return
         e = self.rows[row]
         aspects = self.result.query.aspects
-        ctx = app.searcher.context(e.sentence.id, window=2, paper_id=e.sentence.paper_id, store=app.view.store)
+        # The library may be mid-switch to read-write (a Bench sweep storing items, a selection): try again in a
+        # moment rather than hold up the keys while it reopens. The gate is re-entrant: the view's read takes it too.
+        if not app.db_gate.acquire(blocking=False):
+            self.schedule_detail(row)
+            return
+        try:
+            ctx = app.searcher.context(e.sentence.id, window=2, paper_id=e.sentence.paper_id, store=app.view.store)
+        finally:
+            app.db_gate.release()
         context, paper = ctx.sentences, ctx.paper
         out = Text()
         if paper is not None:

@@ -35,7 +35,7 @@ class KeyBar(Static):
             return
         variables = self.app.theme_variables
         key_style = f"bold {variables.get('footer-key-foreground', variables.get('accent', 'orange'))}"
-        off_style = variables.get("text-disabled", "grey50")
+        off_style = "dim"  # a disabled key (check_action None); the theme's text-disabled ("auto 38%") is no Rich style
         items: list[tuple[str, str, str, str]] = []
         seen: set[tuple[str, str]] = set()
         palette = None
