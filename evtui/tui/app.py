@@ -64,7 +64,7 @@ class EvtuiApp(App[None]):
         Binding("l", "mode('library')", "Library", id="app.library"),
         Binding("b", "mode('bench')", "Bench", id="app.bench"),
         Binding("e", "mode('export')", "Export", id="app.export"),
-        Binding("escape", "back", "Back to search", show=False, id="app.back"),
+        Binding("escape", "back", "Back to search, or out of the query bar", show=False, id="app.back"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.palette"),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -286,6 +286,10 @@ class EvtuiApp(App[None]):
     async def action_back(self) -> None:
         if self.current_mode != "search" and self.library is not None:
             await self.action_mode("search")
+            return
+        search = self.search_screen()
+        if search is not None and self.focused is search.query_one("#query"):
+            search.query_one("#results").focus()  # out of the query bar: the screen's keys (l, b, e, …) work again
 
     async def action_quit(self) -> None:
         """Quit; a running benchmark sweep is cancelled first, after asking."""

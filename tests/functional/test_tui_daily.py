@@ -92,6 +92,21 @@ def test_focus_returns_to_the_results_after_esc(papers_ingested: Path, key: str,
     run(flow)
 
 
+def test_esc_leaves_the_query_bar_so_screen_keys_work_before_any_search(papers_ingested: Path) -> None:
+    """At first launch the query bar has focus and letters type; Esc moves to the results, where b opens Bench."""
+    async def flow() -> None:
+        async with started() as (app, pilot):
+            screen = _screen(app)
+            assert app.focused is screen.query_one("#query", Input)
+            await pilot.press("escape")
+            assert app.focused is screen.query_one(PagedTable)
+            await pilot.press("b")
+            await until(pilot, lambda: isinstance(app.screen, BenchScreen), "the Bench screen")
+            assert screen.query_one("#query", Input).value == ""  # nothing was typed into the query
+
+    run(flow)
+
+
 def test_focus_returns_after_the_aspect_dialog(papers_ingested: Path) -> None:
     async def flow() -> None:
         async with started() as (app, pilot):

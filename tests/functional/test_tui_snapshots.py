@@ -19,8 +19,8 @@ from tui_pilot import TRIPLET, until  # noqa: E402
 
 from evtui.config import load_config  # noqa: E402
 from evtui.tui.app import EvtuiApp  # noqa: E402
-from evtui.tui.screens import bench as bench_screen  # noqa: E402
 from evtui.tui.screens import export as export_screen  # noqa: E402
+from evtui.tui.screens.bench import screen as bench_screen  # noqa: E402
 from evtui.tui.screens.export import ExportScreen  # noqa: E402
 from evtui.tui.screens.reader import ReaderScreen  # noqa: E402
 from evtui.tui.screens.search import SearchScreen  # noqa: E402

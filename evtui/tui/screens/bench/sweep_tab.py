@@ -1,0 +1,459 @@
+"""The Sweep tab: choose a dataset, tasks, methods and a judge; see what the sweep will cost; run it in a child
+process (evtui.bench.sweep) with progress and time left; its runs land in the results table."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.widgets import (
+    Button,
+    DataTable,
+    Input,
+    ProgressBar,
+    Select,
+    SelectionList,
+    Static,
+)
+
+from evtui import methods as registry
+from evtui.bench.driver import RunBook
+from evtui.bench.estimate import (
+    IN_SAMPLE_NOTE,
+    IN_SAMPLE_STYLE,
+    SweepClock,
+    SweepCost,
+    bench_db,
+    duration,
+    estimate_cost,
+    in_sample,
+    missing_embeddings,
+    paper_sentences,
+    read_missing_embeddings,
+)
+from evtui.bench.report import (
+    estimate_sweep,
+)
+from evtui.bench.runs import ItemResult
+from evtui.bench.sweep import ItemBatches, SweepCancelled, SweepChild
+from evtui.errors import EvtuiError
+from evtui.render import plain
+from evtui.tui.base import failure_text
+from evtui.tui.data import bar
+from evtui.tui.messages import (
+    SweepEstimate,
+    SweepFinished,
+    SweepProgress,
+    SweepRunDone,
+    WorkFailed,
+)
+from evtui.tui.screens.bench.common import PROGRESS_EVERY, BenchTab, calls_llm, judge_methods, metric_cell
+from evtui.tui.screens.modals import ConfirmScreen
+
+if TYPE_CHECKING:
+    pass
+
+
+
+class SweepTab(BenchTab):
+
+    # -- configuration -----------------------------------------------------------------------------
+    @on(Input.Changed, "#dataset")
+    def update_dataset_note(self) -> None:
+        raw = self.query_one("#dataset", Input).value.strip()
+        note = self.query_one("#dataset-note", Static)
+        if not raw:
+            note.update(Text("no dataset: type the path of an EvidenceBench JSON file", style="dim"))
+            return
+        p = Path(raw).expanduser()
+        note.update(Text("found" if p.is_file() else "no such file", style="green" if p.is_file() else "yellow"))
+
+    # -- what the selected sweep will cost ---------------------------------------------------------
+    def selection(self) -> tuple[Path, list[str], list[str], str] | None:
+        """(dataset file, tasks, methods, judge) as chosen now; None when something is missing."""
+        raw = self.query_one("#dataset", Input).value.strip()
+        tasks = list(self.query_one("#tasks", SelectionList).selected)
+        methods = list(self.query_one("#methods", SelectionList).selected)
+        if not raw or not tasks or not methods:
+            return None
+        return Path(raw).expanduser(), tasks, methods, str(self.query_one("#bench-judge-kind", Select).value)
+
+    @on(SelectionList.SelectedChanged, "#tasks, #methods")
+    @on(Select.Changed, "#bench-judge-kind")
+    @on(Input.Changed, "#dataset")
+    def schedule_cost(self) -> None:
+        """A new selection: estimate it once the typing or ticking pauses."""
+        if self._cost_timer is not None:
+            self._cost_timer.stop()
+        self._cost_timer = self.set_timer(0.2, self.refresh_cost)
+
+    def refresh_cost(self) -> None:
+        line = self.query_one("#sweep-cost", Static)
+        sel = self.selection()
+        if sel is None:
+            self.cost = None
+            line.update(Text("choose a dataset, at least one task and one method", style="dim"))
+            return
+        if self.running:  # the sweep's process holds the benchmark library; estimate when it is done
+            return
+        self._cost_key = key = (time.monotonic(), *sel[:1], tuple(sel[1]), tuple(sel[2]), sel[3])
+        line.update(Text("estimating the sweep's cost…", style="dim"))
+        self.cost_worker(key, *sel)
+
+    @work(thread=True, exclusive=True, group="bench-cost")
+    def cost_worker(self, key: tuple[Any, ...], data: Path, tasks: list[str], methods: list[str],
+                    judge: str) -> None:
+        try:
+            cost: SweepCost | str = self.sweep_cost(data, tasks, methods, judge)
+        except EvtuiError as exc:
+            cost = str(exc)
+        except Exception as exc:  # noqa: BLE001 - an estimate that fails must not stop a sweep from running
+            cost = f"no estimate: {failure_text(exc)}"
+        self.post_message(SweepEstimate(key, cost))
+
+    def sweep_cost(self, data: Path, tasks: list[str], methods: list[str], judge: str) -> SweepCost:
+        """The estimate (evtui.bench.estimate), with the benchmark library's papers still to embed read now
+        (a worker: it opens the library read-only for the look, or reads the drill-down's open one)."""
+        items = self.items_for(data)
+        papers = list(paper_sentences(items))
+        with self._drill_lock:  # the drill-down's library holds the file: read through it, never beside it
+            if self._drill_lib is not None and self._drill_lib[0] == str(data):
+                missing: dict[str, int] | None = missing_embeddings(self._drill_lib[1].store.con, papers)
+            else:
+                missing = read_missing_embeddings(bench_db(data, self.evtui.config.home), papers)
+        return estimate_cost(data, items, tasks, methods, judge, self.runs, missing)
+
+    def on_sweep_estimate(self, msg: SweepEstimate) -> None:
+        if msg.key != self._cost_key:
+            return  # made for an older selection
+        line = self.query_one("#sweep-cost", Static)
+        if isinstance(msg.cost, str):
+            self.cost = None
+            line.update(Text(msg.cost, style="yellow"))
+            return
+        self.cost = msg.cost
+        line.update(self.cost_text(msg.cost))
+
+    @staticmethod
+    def cost_text(cost: SweepCost) -> Text:
+        warn = cost.slow or cost.llm_methods or cost.papers_to_embed is None
+        return Text.assemble(("this sweep: ", "dim"), (cost.line(), "yellow" if warn else "green"))
+
+    # -- the sweep ---------------------------------------------------------------------------------
+    @on(Button.Pressed, "#run")
+    def action_run(self) -> None:
+        if self.running:
+            self.notify("a sweep is already running (c cancels it)", title="Bench", severity="warning")
+            return
+        if self.evtui.library is None:
+            return
+        raw = self.query_one("#dataset", Input).value.strip()
+        if not raw:
+            self.notify("choose the dataset file first", title="Bench", severity="warning")
+            self.query_one("#dataset", Input).focus()
+            return
+        data = Path(raw).expanduser()
+        tasks = list(self.query_one("#tasks", SelectionList).selected)
+        methods = list(self.query_one("#methods", SelectionList).selected)
+        if not tasks or not methods:
+            self.notify("choose at least one task and one method", title="Bench", severity="warning")
+            return
+        try:
+            from evtui.bench.evidencebench import load_items
+
+            items = load_items(data)
+        except EvtuiError as exc:
+            self.notify(str(exc), title="Bench", severity="error", timeout=10)
+            return
+        self._items_cache[str(data)] = items
+        combos = [(t, m) for t in tasks for m in methods]
+        self.llm_judge_for(methods)
+        opts = self.judge_opts()
+        judge = str(opts.get("judge", "llm"))
+        llm = [m for m in methods if calls_llm(m, judge)]
+        if llm:
+            self.notify("estimating the cost of the LLM calls…", title="Bench", timeout=3)
+            self.estimate_worker(data, tasks, llm, combos, len(items), opts)
+        elif any(registry.uses_embeddings(m) for m in methods):  # the library says what is left to embed
+            self.run_cost_worker(data, tasks, methods, combos, len(items), opts)
+        else:  # nothing to embed, nothing to pay: decided here, at once
+            built = bench_db(data, self.evtui.config.home).exists()
+            missing = dict.fromkeys(paper_sentences(items), 0) if built else {}
+            self.run_or_confirm(estimate_cost(data, items, tasks, methods, judge, self.runs, missing), data,
+                                combos, len(items), opts)
+
+    @on(SelectionList.SelectedChanged, "#methods")
+    def methods_changed(self) -> None:
+        self.llm_judge_for(list(self.query_one("#methods", SelectionList).selected))
+
+    def llm_judge_for(self, methods: list[str]) -> None:
+        """A method that always prompts an LLM (llm-sbs) cannot run with the local judge: ticking it sets the
+        judge to llm, and says so."""
+        always = [m for m in methods if (x := registry.lookup(m)) is not None and x.llm == "always"]
+        judge = self.query_one("#bench-judge-kind", Select)
+        if always and judge.value != "llm":
+            judge.value = "llm"
+            self.notify(f"{', '.join(always)} always prompts an LLM: the judge is now llm", title="Bench")
+
+    @work(thread=True, exclusive=True, group="bench-estimate")
+    def run_cost_worker(self, data: Path, tasks: list[str], methods: list[str], combos: list[tuple[str, str]],
+                        n_items: int, opts: dict[str, Any]) -> None:
+        with self.failures("Bench"):
+            cost = self.sweep_cost(data, tasks, methods, str(opts.get("judge", "llm")))
+            self.app.call_from_thread(self.run_or_confirm, cost, data, combos, n_items, opts)
+
+    def run_or_confirm(self, cost: SweepCost, data: Path, combos: list[tuple[str, str]], n_items: int,
+                       opts: dict[str, Any]) -> None:
+        """Start a quick sweep at once; ask first before a slow one (long, or it embeds papers)."""
+        if not cost.slow:
+            self.sweep_plan = [r.total for r in cost.runs]
+            self.start_sweep(data, combos, n_items, opts)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self.sweep_plan = [r.total for r in cost.runs]
+                self.start_sweep(data, combos, n_items, opts)
+
+        self.app.push_screen(ConfirmScreen("Run a slow sweep?", self.cost_body(cost), yes="Run"), go)
+
+    @staticmethod
+    def cost_body(cost: SweepCost) -> Text:
+        body = Text()
+        body.append(cost.line() + "\n", style="bold")
+        for line in cost.details():
+            body.append(line + "\n", style="dim")
+        return body
+
+    def judge_opts(self) -> dict[str, Any]:
+        """What the judge strategies get (as `evtui bench evidencebench --judge --model --api-base`)."""
+        opts: dict[str, Any] = {"judge": str(self.query_one("#bench-judge-kind", Select).value)}
+        model = self.query_one("#bench-model", Input).value.strip()
+        if model:
+            opts["model"] = model
+        api_base = self.evtui.judge_setting("api_base")
+        if api_base:
+            opts["api_base"] = api_base
+        return opts
+
+    @work(thread=True, exclusive=True, group="bench-estimate")
+    def estimate_worker(self, data: Path, tasks: list[str], methods: list[str],
+                        combos: list[tuple[str, str]], n_items: int, opts: dict[str, Any]) -> None:
+        with self.failures("Bench"):
+            est = self.estimate_sweep(data, tasks, methods, opts)
+            every = list(dict.fromkeys(m for _t, m in combos))
+            cost = self.sweep_cost(data, tasks, every, str(opts.get("judge", "llm")))
+            self.app.call_from_thread(self.confirm_llm, est, data, combos, n_items, opts, cost)
+
+    def estimate_sweep(self, data: Path, tasks: list[str], methods: list[str], opts: dict[str, Any]) -> dict[str, Any]:
+        """The LLM calls, tokens and USD the chosen judge strategies would take on this dataset (cached verdicts
+        and completions count nothing; a (hypothesis, sentence) pair shared by tasks or methods counts once)."""
+        items = self.items_for(data)
+        with self._drill_lock:
+            return estimate_sweep(self.drill_library(data), items, tasks, methods, opts)
+
+    def confirm_llm(self, est: dict[str, Any], data: Path, combos: list[tuple[str, str]], n_items: int,
+                    opts: dict[str, Any], cost: SweepCost | None = None) -> None:
+        body = self.cost_body(cost) if cost is not None else Text()
+        body.append(f"{', '.join(est['methods'])} with {est['model']}\n")
+        body.append(f"~{est['calls']:,} call(s) ({est['cached']:,} cached) · ~{est['tokens_in']:,} tokens in · "
+                    f"~{est['tokens_out']:,} out\n")
+        body.append(f"estimated cost ~${est['cost']:.4f}\n", style="bold")
+        for note in est["notes"]:
+            body.append(f"{note}\n", style="dim")
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self.sweep_plan = [r.total for r in cost.runs] if cost is not None else None
+                self.start_sweep(data, combos, n_items, opts)
+
+        self.app.push_screen(ConfirmScreen("Run an LLM sweep?", body, yes="Run"), go)
+
+    def start_sweep(self, data: Path, combos: list[tuple[str, str]], n_items: int,
+                    opts: dict[str, Any] | None = None) -> None:
+        if not self._drill_lock.acquire(blocking=False):
+            self.notify("an item is being re-ranked: start the sweep when it is shown", title="Bench",
+                        severity="warning")
+            return
+        try:
+            self.close_drill_library()
+        finally:
+            self._drill_lock.release()
+        self.cancel_event.clear()
+        self.running = True
+        self.sweep_started = time.monotonic()
+        self.query_one("#cancel", Button).disabled = False
+        self.query_one("#run", Button).disabled = True
+        self.query_one("#sweep-progress").display = True
+        bar_ = self.query_one("#sweep-bar", ProgressBar)
+        bar_.update(total=max(1, n_items * len(combos)), progress=0)
+        self.query_one("#sweep-text", Static).update(plain(f"loading {data.name}…"))
+        self.sweep_worker(data, combos, opts or {})
+
+    @work(thread=True, exclusive=True, group="sweep")
+    def sweep_worker(self, data: Path, combos: list[tuple[str, str]], opts: dict[str, Any]) -> None:
+        """Relay a sweep that runs in a child process (evtui.bench.sweep): this thread only stores each finished
+        item and posts progress, so the UI thread never waits for the GIL behind the ranking."""
+        from evtui.bench import save_run
+        from evtui.bench.evidencebench import dataset_name, run_params
+
+        app = self.evtui
+        library = app.library
+        assert library is not None
+        completed = 0
+        last = 0.0
+        try:
+            child = SweepChild()
+        except OSError as exc:
+            self.post_message(WorkFailed("Bench", f"cannot start the sweep process: {failure_text(exc)}"))
+            self.post_message(SweepFinished(0, False))
+            return
+        self._child = child
+        if self.cancel_event.is_set():  # cancelled while the child was starting
+            child.cancel()
+        try:
+            for n, (task, method) in enumerate(combos):
+                label = f"{task} · {method}"
+
+                def progress(done: int, total: int, n: int = n, label: str = label) -> None:
+                    nonlocal last
+                    now = time.monotonic()
+                    if now - last >= PROGRESS_EVERY or done == total:  # a redraw per item would be wasted work
+                        last = now
+                        self.post_message(SweepProgress(n, len(combos), done, total, label))
+
+                book: RunBook | None = None
+                try:
+                    if self.cancel_event.is_set():
+                        raise SweepCancelled
+                    judged = method in judge_methods()
+                    # Stored as the CLI stores it, item by item: a sweep killed or cancelled midway is picked up
+                    # again by the next one with the same arguments (as `evtui bench … --resume`).
+                    with library.rw(), app.db_lock:  # read-only between the app's writes (Library.rw)
+                        book = RunBook(library, dataset_name(data), [task], method,
+                                       run_params(data, 0, opts if judged else None), resume=True)
+                        done = book.done(task)
+                    if done:
+                        self.app.call_from_thread(self.notify, f"{label}: resuming run {book.run_id(task)}, "
+                                                  f"{len(done)} item(s) already done", title="Bench")
+                    record = book.recorder(task)
+
+                    def store(items: list[ItemResult], record: Callable[[ItemResult], None] | None = record) -> None:
+                        if record is not None:
+                            with library.rw(), app.db_lock:
+                                for item in items:
+                                    record(item)
+
+                    batches = ItemBatches(store)
+                    try:
+                        res = child.run(data, task, method, home=app.config.home, seed=0,
+                                        judge_opts=opts if judged else None, done=done, on_progress=progress,
+                                        on_item=batches.add)
+                    finally:
+                        batches.flush()  # a cancelled or failed run keeps every item it finished
+                    with library.rw(), app.db_lock:
+                        res["run_id"] = save_run(library, res, book.params, run_id=book.run_id(task))
+                except SweepCancelled:
+                    self._forget_empty(book)
+                    self.post_message(SweepFinished(completed, True))
+                    return
+                except Exception as exc:  # noqa: BLE001 - one failing method must not end the app or the sweep
+                    self._forget_empty(book)
+                    self.post_message(WorkFailed("Bench", f"{label}: {failure_text(exc)}"))
+                    continue
+                res["data"] = str(data)
+                res["seed"] = 0
+                res["judge_opts"] = opts if method in judge_methods() else {}
+                completed += 1
+                self.post_message(SweepRunDone(res))
+            self.post_message(SweepFinished(completed, False))
+        finally:
+            self._child = None
+            child.close()
+
+    def _forget_empty(self, book: RunBook | None) -> None:
+        """A run stopped before its first item leaves nothing to resume (a sweep thread: errors are reported)."""
+        if book is None or self.evtui.library is None:
+            return
+        try:
+            with self.evtui.library.rw(), self.evtui.db_lock:
+                book.discard_empty()
+        except Exception as exc:  # noqa: BLE001 - the sweep's own outcome is what the user needs to see
+            self.post_message(WorkFailed("Bench", f"cannot tidy the stopped run: {failure_text(exc)}"))
+
+    def on_sweep_progress(self, msg: SweepProgress) -> None:
+        if not self.running:
+            return
+        bar_ = self.query_one("#sweep-bar", ProgressBar)
+        bar_.update(total=max(1, msg.total * msg.runs), progress=msg.run * msg.total + msg.done)
+        self.sweep_clock().progress(msg.run, msg.runs, msg.done, msg.total, time.monotonic())
+        self._progress = msg
+        self.show_time_left()
+
+    def sweep_clock(self) -> SweepClock:
+        if self.clock is None or self.clock.start != self.sweep_started:  # a new sweep
+            self.clock, self._progress = SweepClock(self.sweep_plan, self.sweep_started), None
+        return self.clock
+
+    def show_time_left(self) -> None:
+        """The progress line with the time left (evtui.bench.estimate.SweepClock): on each progress, and each
+        second between them, so a slow item shows the time passing rather than a frozen promise."""
+        if not self.running:
+            return
+        left = self.sweep_clock().left(time.monotonic())
+        when = f"~{duration(left)} left" if left is not None else ""
+        if self.clock is not None and self.clock.run == 0 and self.clock.done == 0 and left is not None:
+            when += " (estimate)"
+        msg = self._progress
+        if msg is None:
+            if when:
+                self.query_one("#sweep-text", Static).update(f"starting · {when}", layout=False)
+            return
+        # what changes first, the run's label last: a narrow screen cuts the end
+        self.query_one("#sweep-text", Static).update(
+            f"item {msg.done}/{msg.total}" + (f" · {when}" if when else "")
+            + f" · run {msg.run + 1}/{msg.runs} · {msg.label}", layout=False)
+
+    def on_sweep_run_done(self, msg: SweepRunDone) -> None:
+        r = msg.result
+        self.results[r["run_id"]] = r
+        self.per_item[r["run_id"]] = r["per_item"]
+        table = self.query_one("#sweep-results", DataTable)
+        value = float(r["aspect_recall"])
+        table.add_row(r["task"], r["method"], str(r["n_items"]), str(r["n_skipped"]), metric_cell(value, r, 5, 1),
+                      bar(value, 100.0, 20, "green"), f"{r['seconds']:7.1f}", r["run_id"], key=r["run_id"])
+        if in_sample(r):
+            legend = self.query_one("#sweep-legend", Static)
+            legend.update(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
+            legend.display = True
+        self.action_reload_runs()
+
+    def on_sweep_finished(self, msg: SweepFinished) -> None:
+        self.running = False
+        self.query_one("#cancel", Button).disabled = True
+        self.query_one("#run", Button).disabled = False
+        text = self.query_one("#sweep-text", Static)
+        if msg.cancelled:
+            text.update(Text(f"cancelled · {msg.completed} run(s) finished and stored", style="yellow"))
+            self.notify(f"sweep cancelled; {msg.completed} finished run(s) kept", title="Bench", severity="warning")
+        else:
+            bar_ = self.query_one("#sweep-bar", ProgressBar)
+            bar_.update(progress=bar_.total or 0)
+            text.update(Text(f"done · {msg.completed} run(s) stored", style="green"))
+            self.notify(f"sweep done: {msg.completed} run(s) stored", title="Bench")
+        self.sweep_plan = self.clock = self._progress = None
+        self.schedule_cost()  # the stored runs now time this selection
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        if not self.running:
+            self.notify("no sweep is running", title="Bench", severity="warning")
+            return
+        self.cancel_event.set()
+        if (child := self._child) is not None:
+            child.cancel()
+        self.query_one("#sweep-text", Static).update("cancelling after the current item…")
