@@ -80,6 +80,19 @@ keys d
 expect "covered" "the detail pane after d"
 keys Escape
 expect "sentence · paper · section" "the results again after Esc"
+# The Bench screen at 80×24: its preselected sweep (seconds), its cost shown first, stored runs listed.
+bench="no bench (no ../shared EvidenceBench dev set)"
+if [ -f ../shared/datasets/evidencebench/evidencebench_dev_set.json ]; then
+  keys b
+  expect "this sweep: 3 runs" "the Bench screen's cost line" 30
+  keys r
+  expect "done · 3 run(s) stored" "the preselected sweep" 120
+  keys 2
+  expect "bm25-coverage" "the stored runs in the Runs tab"
+  keys Escape
+  expect "sentence · paper · section" "back on Search after the Bench screen"
+  bench="Bench sweep"
+fi
 keys q
 expect "evtui exited with 0" "a clean exit" 60
-echo "tui-smoke: ok (search, highlights, select, export screen, CLI beside the app, 80x24 layout, quit)"
+echo "tui-smoke: ok (search, highlights, select, export screen, CLI beside the app, 80x24 layout, $bench, quit)"
