@@ -13,14 +13,8 @@ from safetensors.numpy import load_file, save_file
 
 from evtui.checksum import sha256_file as sha256
 from evtui.errors import EvtuiError
-from evtui.verify.adapter import (
-    AdapterModel,
-    base_model_path,
-    drop_nan_guards,
-    fuse_gelu,
-    merged_model_bytes,
-    requantize,
-)
+from evtui.verify.adapter import AdapterModel, base_model_path, merged_model_bytes, requantize
+from evtui.verify.graph import drop_nan_guards, fuse_gelu
 from evtui.verify.model import MODEL_DIR, Verifier
 
 
