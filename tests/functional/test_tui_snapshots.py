@@ -111,20 +111,26 @@ def test_paper_reader(snap_compare: Any, papers_ingested: Path, fixed_clock: Non
     assert snap_compare(_app(), terminal_size=SIZE, run_before=before)
 
 
-def test_bench_screen(snap_compare: Any, papers_ingested: Path, fixed_clock: None) -> None:
-    async def before(pilot: Any) -> None:
-        app = pilot.app
-        await until(pilot, lambda: app.searcher is not None and isinstance(app.screen, SearchScreen))
-        results = app.screen.query_one("#results")
-        results.focus()
-        await until(pilot, lambda: app.focused is results)  # else "b" may land in the query bar
-        await pilot.press("b")
-        await until(pilot, lambda: type(app.screen).__name__ == "BenchScreen")
-        await pilot.pause(0.1)
-        _quiet(app)
-        await pilot.pause()
+async def _bench(pilot: Any) -> None:
+    app = pilot.app
+    await until(pilot, lambda: app.searcher is not None and isinstance(app.screen, SearchScreen))
+    results = app.screen.query_one("#results")
+    results.focus()
+    await until(pilot, lambda: app.focused is results)  # else "b" may land in the query bar
+    await pilot.press("b")
+    await until(pilot, lambda: type(app.screen).__name__ == "BenchScreen")
+    await pilot.pause(0.1)
+    _quiet(app)
+    await pilot.pause()
 
-    assert snap_compare(_app(), terminal_size=SIZE, run_before=before)
+
+def test_bench_screen(snap_compare: Any, papers_ingested: Path, fixed_clock: None) -> None:
+    assert snap_compare(_app(), terminal_size=SIZE, run_before=_bench)
+
+
+def test_bench_screen_80x24(snap_compare: Any, papers_ingested: Path, fixed_clock: None) -> None:
+    """The Sweep tab on the smallest supported terminal: both checklists, the buttons and the cost line fit."""
+    assert snap_compare(_app(), terminal_size=(80, 24), run_before=_bench)
 
 
 def test_export_preview(snap_compare: Any, papers_ingested: Path, fixed_clock: None) -> None:
