@@ -3,6 +3,7 @@
     python benchmarks/bench_verifier.py stance --shared ../shared/datasets        # SciFact calibration fold + Check-COVID dev
     python benchmarks/bench_verifier.py speed --fp32 --old /tmp/vtrain/c           # 20 sentences, 2 threads; + float form, 23 MB file
     python benchmarks/bench_verifier.py alpha --shared ../shared/datasets          # evidential: α by grouped CV
+    python benchmarks/bench_verifier.py thresholds --shared ../shared/datasets     # a lever: thresholds for the target alone
 
 stance: for every claim with evidence, each evidence paper is judged as the CLI does (`Searcher.search(claim,
 k=10, paper=ID)` then the local judge); each gold rationale sentence is scored by the stance the judge gave it — a
@@ -152,6 +153,118 @@ def cmd_stance(args: argparse.Namespace) -> None:
         report["checkcovid_dev"] = run_stance(lib, map_checkcovid(checkcovid_items(args.shared), corpus, lib))
     finally:
         lib.close()
+    print(json.dumps(report, indent=1))
+
+
+def collect_stance(library, items: list, k: int = 10) -> list[dict]:  # type: ignore[no-untyped-def]
+    """As run_stance, but each judged sentence's probabilities: rows of (claim, gold label or None, P(support),
+    P(refute), relevance level > 0); a gold rationale outside the top k is a row with no probabilities (a miss)."""
+    from evtui.judge.service import make_judge
+    from evtui.search import Searcher
+
+    searcher = Searcher(library)
+    judge = make_judge(library, "local")  # called directly: a cached verdict would carry no probabilities
+    seen: list = []
+    inner = judge._stances  # type: ignore[attr-defined]
+
+    def stances(query, evidence):  # type: ignore[no-untyped-def]
+        out = inner(query, evidence)
+        seen[:] = out
+        return out
+
+    judge._stances = stances  # type: ignore[attr-defined]
+    rows: list[dict] = []
+    for cid, claim, pid, gold in items:
+        if library.store.paper(pid) is None:
+            continue
+        res = searcher.search(claim, k=k, paper=pid)
+        js = judge.judge(res.query, list(res.evidence))
+        judged = set()
+        for e, j, sp in zip(res.evidence, js, seen, strict=True):
+            judged.add(e.sentence.position)
+            rows.append({"claim": cid, "gold": gold.get(e.sentence.position), "ps": sp.p_support,
+                         "pr": sp.p_refute, "relevant": j.level > 0})
+        rows += [{"claim": cid, "gold": g, "ps": None, "pr": None, "relevant": False}
+                 for pos, g in gold.items() if pos not in judged]
+    return rows
+
+
+def decide(row: dict, th_s: float, th_r: float) -> str:
+    """Verifier.decide, and the judge's rule that a sentence of no relevance takes no side."""
+    ps, pr = row["ps"], row["pr"]
+    if ps is None or not row["relevant"]:
+        return "neutral"
+    if pr >= th_r and pr > ps:
+        return "refutes"
+    if ps >= th_s and ps >= pr:
+        return "supports"
+    return "neutral"
+
+
+def at(rows: list[dict], th_s: float, th_r: float) -> dict:
+    """The target's measure on gold rationales, and how often a judged non-rationale sentence is given a side."""
+    out = stance_scores([(r["gold"], decide(r, th_s, th_r)) for r in rows if r["gold"]])
+    other = [decide(r, th_s, th_r) for r in rows if not r["gold"] and r["ps"] is not None]
+    out["side_on_non_rationale"] = round(sum(x != "neutral" for x in other) / max(1, len(other)), 3)
+    return out
+
+
+GRID = [round(x, 2) for x in np.arange(0.30, 0.96, 0.01)]
+
+
+def choose(rows: list[dict], min_refutes: float = 0.85, min_supports: float = 0.90) -> tuple[float, float]:
+    """The thresholds with the best macro-F1 on gold rationales whose refutes and supports precision clear the
+    floors (the issue's precision target; no cap on sides given to other sentences)."""
+    best: tuple[float, float, float] | None = None
+    gold = [r for r in rows if r["gold"]]
+    for th_s in GRID:
+        for th_r in GRID:
+            m = stance_scores([(r["gold"], decide(r, th_s, th_r)) for r in gold])
+            if m["refutes"]["precision"] < min_refutes or m["supports"]["precision"] < min_supports:
+                continue
+            if best is None or m["macro_f1"] > best[0]:
+                best = (m["macro_f1"], th_s, th_r)
+    return (best[1], best[2]) if best else (0.95, 0.95)
+
+
+def cmd_thresholds(args: argparse.Namespace) -> None:
+    """A lever: thresholds chosen for the target's measure alone (precision floors on gold rationales, no cap on
+    sides given to other sentences), by claim-grouped 5-fold CV on the SciFact fold, then applied unchanged to
+    Check-COVID dev; against the shipped thresholds."""
+    from evtui.bench.driver import bench_library
+    from evtui.verify.model import default_verifier
+
+    home = args.home or _home()
+    lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
+    try:
+        sf = collect_stance(lib, scifact_items(args.shared))
+    finally:
+        lib.close()
+    corpus = args.shared / "check-covid" / "corpus.json"
+    lib = bench_library("checkcovid", corpus, home)
+    try:
+        cc = collect_stance(lib, map_checkcovid(checkcovid_items(args.shared), corpus, lib))
+    finally:
+        lib.close()
+    shipped = default_verifier().thresholds
+    report: dict = {"shipped": {"thresholds": shipped, "scifact_fold0": at(sf, shipped["supports"], shipped["refutes"]),
+                                "checkcovid_dev": at(cc, shipped["supports"], shipped["refutes"])}}
+    claims = sorted({r["claim"] for r in sf})
+    folds = {c: int(hashlib.md5(c.encode()).hexdigest(), 16) % 5 for c in claims}
+    for floor in args.refutes_floors:  # the refutes precision asked of the fitting folds
+        held: list[dict] = []
+        chosen = []
+        for f in range(5):
+            th = choose([r for r in sf if folds[r["claim"]] != f], min_refutes=floor)
+            chosen.append(th)
+            held += [{**r, "th": th} for r in sf if folds[r["claim"]] == f]
+        cv_pairs = [(r["gold"], decide(r, *r["th"])) for r in held if r["gold"]]
+        other = [decide(r, *r["th"]) for r in held if not r["gold"] and r["ps"] is not None]
+        cv = stance_scores(cv_pairs)
+        cv["side_on_non_rationale"] = round(sum(x != "neutral" for x in other) / max(1, len(other)), 3)
+        th_all = choose(sf, min_refutes=floor)
+        report[f"precision_floors_only@refutes>={floor}"] = {
+            "per_fold": chosen, "scifact_fold0_cv": cv, "on_all_of_fold0": th_all, "checkcovid_dev": at(cc, *th_all)}
     print(json.dumps(report, indent=1))
 
 
@@ -379,11 +492,14 @@ def cmd_adapter(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("stance", "alpha", "pipeline"):
-        sp = sub.add_parser(name)
+    data: dict[str, argparse.ArgumentParser] = {}
+    for name in ("stance", "alpha", "pipeline", "thresholds"):
+        data[name] = sp = sub.add_parser(name)
         sp.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
         sp.add_argument("--home", type=Path, default=None)
-    sp.add_argument("--max-papers", type=int, default=5)
+    data["pipeline"].add_argument("--max-papers", type=int, default=5)
+    data["thresholds"].add_argument("--refutes-floors", type=float, nargs="+", default=[0.85, 0.90, 0.95],
+                                    help="the refutes precision the fitting folds must reach")
     sp = sub.add_parser("adapter", help="fidelity of the compressed adapter to a training run's full model")
     sp.add_argument("--run", type=Path, required=True, help="a train_verifier.py --out folder (model.safetensors)")
     sp.add_argument("--forms", nargs="+", default=["16:int8", "16:int8:fp32", "16:fp16", "64:int8"],
@@ -393,7 +509,7 @@ def main() -> None:
     sp.add_argument("--fp32", action="store_true", help="also time the adapter with float32 matrix products")
     sp.add_argument("--old", type=Path, default=None, help="also time a self-contained ONNX verifier folder")
     args = ap.parse_args()
-    {"stance": cmd_stance, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
+    {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
 
 
 if __name__ == "__main__":
