@@ -327,7 +327,15 @@ class EvtuiApp(App[None]):
             rows.append((keys, b.description, b.id or ""))
         rows.append(("enter", "search (in the query bar)", ""))
         title = type(screen).__name__.removesuffix("Screen")
-        self.push_screen(HelpScreen(title, rows))
+        # One help screen, installed once and refilled: composing a fresh modal each time took most of the ~100 ms
+        # that `?` needed while a Bench sweep ran.
+        if not self.is_screen_installed("help"):
+            self.install_screen(HelpScreen(title, rows), "help")
+        else:
+            help_screen = self.get_screen("help")
+            assert isinstance(help_screen, HelpScreen)
+            help_screen.show(title, rows)
+        self.push_screen("help")
 
 
 

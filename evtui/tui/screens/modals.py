@@ -128,11 +128,20 @@ class HelpScreen(ModalScreen[None]):
         self.title_text = title
         self.rows = list(rows)
 
+    def show(self, title: str, rows: Iterable[tuple[str, str, str]]) -> None:
+        """Refill the installed help screen for the screen it is opened over (the app keeps one)."""
+        self.title_text = title
+        self.rows = list(rows)
+        if self.is_mounted:
+            self.query_one("#help-title", Label).update(f"Keys · {title}")
+            self.query_one("#help-keys", Static).update(help_text(self.rows))
+            self.query_one(VerticalScroll).scroll_home(animate=False)
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
-            yield Label(f"Keys · {self.title_text}", classes="dialog-title")
+            yield Label(f"Keys · {self.title_text}", classes="dialog-title", id="help-title")
             with VerticalScroll():
-                yield Static(help_text(self.rows))
+                yield Static(help_text(self.rows), id="help-keys")
             yield Static("ctrl+p opens the command palette with every action · esc closes", classes="dim")
 
     def action_close(self) -> None:

@@ -315,6 +315,7 @@ class SweepTab(BenchTab):
         self._child = child
         if self.cancel_event.is_set():  # cancelled while the child was starting
             child.cancel()
+        cancelled = False
         try:
             for n, (task, method) in enumerate(combos):
                 label = f"{task} · {method}"
@@ -359,8 +360,8 @@ class SweepTab(BenchTab):
                         res["run_id"] = save_run(library, res, book.params, run_id=book.run_id(task))
                 except SweepCancelled:
                     self._forget_empty(book)
-                    self.post_message(SweepFinished(completed, True))
-                    return
+                    cancelled = True
+                    break
                 except Exception as exc:  # noqa: BLE001 - one failing method must not end the app or the sweep
                     self._forget_empty(book)
                     self.post_message(WorkFailed("Bench", f"{label}: {failure_text(exc)}"))
@@ -370,10 +371,11 @@ class SweepTab(BenchTab):
                 res["judge_opts"] = opts if method in judge_methods() else {}
                 completed += 1
                 self.post_message(SweepRunDone(res))
-            self.post_message(SweepFinished(completed, False))
         finally:
             self._child = None
             child.close()
+        # Only once the child has exited: until then it holds the benchmark library, which a drill-down opens next.
+        self.post_message(SweepFinished(completed, cancelled))
 
     def _forget_empty(self, book: RunBook | None) -> None:
         """A run stopped before its first item leaves nothing to resume (a sweep thread: errors are reported)."""
