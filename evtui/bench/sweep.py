@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -125,8 +126,6 @@ class ItemBatches:
 
     def __init__(self, store: Callable[[list[ItemResult]], None], every: float = STORE_EVERY,
                  clock: Callable[[], float] | None = None) -> None:
-        import time
-
         self._store = store
         self._every = every
         self._clock = clock or time.monotonic
