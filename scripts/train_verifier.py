@@ -128,7 +128,12 @@ def _ex(claim: str, sents: list[str], i: int, title: str, label: str, paper: str
             "claim_id": claim_id, "position": i}
 
 
-def build_examples(shared: Path, aug: bool, seed: int = 0) -> list[dict]:
+_OPPOSITE = {"supports": "refutes", "refutes": "supports"}
+
+
+def build_examples(shared: Path, aug: bool, seed: int = 0, symmetric: bool = False) -> list[dict]:
+    """`symmetric`: flips go both ways and cover Check-COVID too (a refuting claim flipped is paired as supports), so
+    "the claim has a negation in it" is never by itself a sign of "refutes" (with SUPPORT flips only, it is)."""
     rng = random.Random(seed)
     out: list[dict] = []
     # SciFact
@@ -161,10 +166,11 @@ def build_examples(shared: Path, aug: bool, seed: int = 0) -> list[dict]:
                     if i < len(sents):
                         out.append(_ex(claim, sents, i, title, lab, f"scifact:{doc}", "scifact", split, "gold", cid))
                         rationale_pool.append((f"scifact:{doc}", sents[i]))
-                        flipped = flip_claim(claim) if aug and lab == "supports" and split == "train" else None
+                        flips = aug and split == "train" and (lab == "supports" or symmetric)
+                        flipped = flip_claim(claim) if flips else None
                         if flipped:
-                            out.append(_ex(flipped, sents, i, title, "refutes", f"scifact:{doc}", "scifact", split,
-                                           "flip", cid + "-flip"))
+                            out.append(_ex(flipped, sents, i, title, _OPPOSITE[lab], f"scifact:{doc}", "scifact",
+                                           split, "flip", cid + "-flip"))
                 others = [i for i in range(len(sents)) if i not in rat]
                 for i in rng.sample(others, min(1, len(others))):
                     out.append(_ex(claim, sents, i, title, "neutral", f"scifact:{doc}", "scifact", split,
@@ -190,9 +196,14 @@ def build_examples(shared: Path, aug: bool, seed: int = 0) -> list[dict]:
                 continue
             title, sents = cc_corpus[r["cord_id"]]
             ev = [e["sent_index"] for e in r["evidence_set"] if e["sent_index"] < len(sents)]
+            lab = lab_map[r["label"]]
+            flipped = flip_claim(r["claim"]) if aug and symmetric and split == "train" and lab != "neutral" else None
             for i in ev:
-                out.append(_ex(r["claim"], sents, i, title, lab_map[r["label"]], f"cord:{r['cord_id']}",
+                out.append(_ex(r["claim"], sents, i, title, lab, f"cord:{r['cord_id']}",
                                "checkcovid", split, "gold", f"cc-{r['id']}"))
+                if flipped:
+                    out.append(_ex(flipped, sents, i, title, _OPPOSITE[lab], f"cord:{r['cord_id']}", "checkcovid",
+                                   split, "flip", f"cc-{r['id']}-flip"))
             others = [i for i in range(len(sents)) if i not in ev]
             if others and split == "train":
                 i = rng.choice(others)
@@ -581,6 +592,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-aug", dest="aug", action="store_false")
+    ap.add_argument("--symmetric-flips", action="store_true",
+                    help="flip refuting claims to supports too, and Check-COVID's claims both ways")
     ap.add_argument("--init", type=Path, default=None, help="start from this model.safetensors (a second stage)")
     ap.add_argument("--stage2-epochs", type=int, default=3, help="epochs of the second schedule (0: none)")
     ap.add_argument("--stage2-lr", type=float, default=5e-5)
@@ -588,6 +601,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--adapter-rank", type=int, default=16,
                     help="rank of each matrix's change in the shipped adapter (< 1 MB); 0: one self-contained "
                          "23 MB int8 ONNX file instead")
+    ap.add_argument("--version", default="evtui-verifier-4",
+                    help="the model's name in model.json (judge caches and exports are keyed by it)")
     ap.add_argument("--install", action="store_true", help="copy the model and model.json into evtui/resources")
     ap.add_argument("--compress-only", action="store_true",
                     help="reuse --out's fine-tuned model.safetensors: export the adapter and calibrate, no training")
@@ -599,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     args.out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
-    exs = build_examples(args.shared, args.aug, args.seed)
+    exs = build_examples(args.shared, args.aug, args.seed, args.symmetric_flips)
     with gzip.open(args.out / "examples.jsonl.gz", "wt") as fh:
         for e in exs:
             fh.write(json.dumps(e) + "\n")
@@ -658,8 +673,8 @@ def main(argv: list[str] | None = None) -> int:
     np.save(args.out / "cal_logits.npy", cal_logits)
     np.save(args.out / "ccdev_logits.npy", cc_logits)
     log(json.dumps(metrics, indent=1))
-    # -3: the same adapter as -2, served with int8 matrix products and calibrated on them (its outputs moved)
-    artefact = ({"version": "evtui-verifier-3", "adapter": {"file": q8.name, "sha256": sha256(q8),
+    # A new version for new weights or a new way of running them: the judge's cache is keyed by it.
+    artefact = ({"version": args.version, "adapter": {"file": q8.name, "sha256": sha256(q8),
                                                              "bytes": q8.stat().st_size, "rank": args.adapter_rank,
                                                              "matmul": "int8 weights x activations quantised per call"},
                  "base": json.loads((args.out / "base.json").read_text())}
@@ -674,7 +689,8 @@ def main(argv: list[str] | None = None) -> int:
                        "paper-grouped fold 0 held out for calibration",
             "checkcovid": "../shared/datasets/check-covid train/covidCheck_train_composed+extracted.json (MIT); "
                           "dev held out",
-            "augmentation": "flip_claim on SciFact SUPPORT claims; off-topic neutrals" if args.aug else "none",
+            "augmentation": ("flip_claim both ways on SciFact and Check-COVID claims" if args.symmetric_flips else
+                             "flip_claim on SciFact SUPPORT claims") + "; off-topic neutrals" if args.aug else "none",
             "counts": dict(Counter(f"{e['source']}:{e['kind']}:{e['label']}" for e in tr)),
         },
         "hyperparameters": {"epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
