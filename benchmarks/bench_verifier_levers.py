@@ -13,6 +13,8 @@ and on Check-COVID dev (fully held out):
 - `--flips`: the same pairs with the claim flipped by train_verifier's rule (`flip_claim`; the gold side swaps):
   does the model read the flip (flipped-only side accuracy), and does averaging both readings help (test-time
   augmentation: P(support) := mean(P(support | claim), P(refute | flipped claim)), and the other way round)?
+- `--torch`: side accuracy of the run's full-precision fine-tune (model.safetensors through torch) instead of the
+  served adapter: what the compression costs;
 - `--stack`: a logistic regression on the model's side margin plus the flipped reading's margin and evtui's own
   direction/negation cues (evtui/verify/cues.py), fitted by claim-grouped 5-fold CV on the SciFact fold's gold
   rationales and, fitted on the whole fold, applied to Check-COVID dev. Balanced accuracy as well, since SciFact
@@ -58,6 +60,24 @@ def _cue_features(claim: str, sentence: str) -> list[float]:
     sd, sn = direction(sentence)
     agree = cd * sd * (1 if cn == sn else -1)  # +1: same direction (negations cancelling), -1: opposite, 0: unknown
     return [float(agree), float(cn), float(sn), float(cues.non_significant(sentence))]
+
+
+def torch_side_accuracy(run: Path) -> dict:
+    """The full-precision fine-tune (before compression into the adapter) on the same held-out pairs."""
+    from safetensors.torch import load_file
+
+    model = tv.build_model()
+    model.load_state_dict(load_file(str(run / "model.safetensors")))
+    model.eval()
+    enc = tv.Encoder(tv.base_dir() / "tokenizer.json")
+    exs = [json.loads(x) for x in gzip.open(run / "examples.jsonl.gz", "rt")]
+    out: dict = {"run": str(run), "form": "full precision (torch)"}
+    for name, split, _ in SPLITS:
+        ex = [e for e in exs if e["split"] == split]
+        y = np.array([tv.LABELS.index(e["label"]) for e in ex])
+        p = tv.softmax(tv.predict_torch(model, enc, ex))
+        out[name] = {**side_accuracy(p, y), "accuracy_3way": round(float(np.mean(p.argmax(1) == y)), 3)}
+    return out
 
 
 def run_levers(run: Path, flips: bool, stack: bool) -> dict:
@@ -142,9 +162,11 @@ def main() -> None:
     ap.add_argument("runs", type=Path, nargs="+", help="train_verifier.py --out folders")
     ap.add_argument("--flips", action="store_true", help="read every pair again with the claim flipped")
     ap.add_argument("--stack", action="store_true", help="a logistic regression over the margin, flips and cues")
+    ap.add_argument("--torch", action="store_true", help="the full-precision fine-tunes instead (needs torch)")
     args = ap.parse_args()
     for run in args.runs:
-        print(json.dumps(run_levers(run, args.flips, args.stack), indent=1), flush=True)
+        res = torch_side_accuracy(run) if args.torch else run_levers(run, args.flips, args.stack)
+        print(json.dumps(res, indent=1), flush=True)
 
 
 if __name__ == "__main__":
