@@ -8,6 +8,7 @@ Every statement is parameterised; bulk inserts go through Arrow for speed.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -76,6 +77,7 @@ _PAPER_SCHEMA = pa.schema([
 ])
 
 
+_SETTLE = 2.0  # seconds a reopen waits for the closed database to be released (see _reopen)
 _MEMORY = re.compile(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20,
           "GIB": 2**30, "TIB": 2**40}
@@ -152,11 +154,19 @@ class Store:
             self.con.execute("CHECKPOINT")  # the writes go into the file itself, not a WAL readers replay
         self.con.close()
         deadline = time.monotonic() + wait
+        settle = time.monotonic() + _SETTLE
         while True:
             try:
                 self.con = self._connect(read_only)
                 self.read_only = read_only
                 break
+            except duckdb.ConnectionException as exc:
+                # The database of the connections just closed can outlive them for a moment (a result another
+                # thread has not dropped yet holds it); DuckDB refuses a second configuration until it is gone.
+                if "different configuration" not in str(exc) or time.monotonic() >= settle:
+                    raise
+                gc.collect()
+                time.sleep(0.01)
             except LibraryLockedError:  # a reader of another process (or, briefly, a writer failing to start)
                 if time.monotonic() >= deadline:
                     if not read_only:
