@@ -47,6 +47,7 @@ LABELS = ("supports", "refutes", "neutral")
 ROOT = Path(__file__).resolve().parent.parent
 RESOURCE = ROOT / "evtui" / "resources" / "verifier"
 MAX_LEN = 128
+NEW_VERSION = "evtui-verifier-4"  # the name of the next weights trained (the installed ones: evtui-verifier-3)
 
 
 def log(msg: str) -> None:
@@ -566,10 +567,11 @@ def cross_fit(logits: np.ndarray, exs: list[dict], t: float) -> dict:
             "neutral_given_a_side": neutral_false_side(pred, y)}
 
 
-def keep_provenance(manifest: dict, digest: str) -> dict:
+def keep_provenance(manifest: dict, digest: str, keep_version: bool = True) -> dict:
     """A re-export or re-calibration of the installed weights keeps how they were trained: when the artefact is
     byte-identical to the installed one, the installed model.json's training record (hyperparameters, date, the
-    training commands) is carried over and this run's command is appended, instead of this run's defaults."""
+    training commands) is carried over and this run's command is appended, instead of this run's defaults; its
+    name too, unless `keep_version` is off (an explicit --version: the same weights served another way)."""
     try:
         old = json.loads((RESOURCE / "model.json").read_text())
     except (OSError, ValueError):
@@ -577,7 +579,8 @@ def keep_provenance(manifest: dict, digest: str) -> dict:
     if old.get("adapter", old).get("sha256") != digest:
         return manifest
     training = old.get("command", "").split("; adapter, temperature and thresholds:")[0]
-    return {**manifest, "hyperparameters": old.get("hyperparameters", manifest["hyperparameters"]),
+    version = old.get("version", manifest["version"]) if keep_version else manifest["version"]
+    return {**manifest, "version": version, "hyperparameters": old.get("hyperparameters", manifest["hyperparameters"]),
             "trained": old.get("trained", manifest["trained"]),
             "command": f"{training}; adapter, temperature and thresholds: {manifest['command']}"}
 
@@ -601,8 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--adapter-rank", type=int, default=16,
                     help="rank of each matrix's change in the shipped adapter (< 1 MB); 0: one self-contained "
                          "23 MB int8 ONNX file instead")
-    ap.add_argument("--version", default="evtui-verifier-4",
-                    help="the model's name in model.json (judge caches and exports are keyed by it)")
+    ap.add_argument("--version", default=None,
+                    help=f"the model's name in model.json, which judge caches and exports are keyed by (default: "
+                         f"{NEW_VERSION} for new weights; a re-export of the installed weights keeps their name)")
     ap.add_argument("--install", action="store_true", help="copy the model and model.json into evtui/resources")
     ap.add_argument("--compress-only", action="store_true",
                     help="reuse --out's fine-tuned model.safetensors: export the adapter and calibrate, no training")
@@ -674,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     np.save(args.out / "ccdev_logits.npy", cc_logits)
     log(json.dumps(metrics, indent=1))
     # A new version for new weights or a new way of running them: the judge's cache is keyed by it.
-    artefact = ({"version": args.version, "adapter": {"file": q8.name, "sha256": sha256(q8),
+    artefact = ({"version": args.version or NEW_VERSION, "adapter": {"file": q8.name, "sha256": sha256(q8),
                                                              "bytes": q8.stat().st_size, "rank": args.adapter_rank,
                                                              "matmul": "int8 weights x activations quantised per call"},
                  "base": json.loads((args.out / "base.json").read_text())}
@@ -703,7 +707,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": "python scripts/train_verifier.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
     if args.compress_only or args.calibrate_only:
-        manifest = keep_provenance(manifest, sha256(q8))
+        manifest = keep_provenance(manifest, sha256(q8), keep_version=args.version is None)
     (args.out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     if args.install:
