@@ -76,7 +76,7 @@ class LocalJudge:
             level = min(level, NONSIG_MAX_LEVEL)
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
-        why = explain(query.text, e.sentence.text, side, sp.confidence)
+        why = explain(query.text, e.sentence.text, side, sp.confidence, sp.lean if side == sp.stance else None)
         f = dict(zip(FEATURES, x, strict=True))
         cues = []
         if covered:

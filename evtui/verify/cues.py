@@ -46,8 +46,12 @@ def _cue(text: str) -> str:
     return f"“{m.group(0).lower()}”" if m else ""
 
 
-def explain(claim: str, sentence: str, stance: str, p: float) -> str:
-    """Why the verifier's stance, as a clause for the rationale."""
+def explain(claim: str, sentence: str, stance: str, p: float, lean: tuple[str, float] | None = None) -> str:
+    """Why the verifier's stance, as a clause for the rationale. `lean`: for a neutral, the side the verifier
+    found more probable than neutral but below the threshold for taking it (so "no side" does not read as "no
+    effect" when the model merely was not sure enough)."""
+    if stance == "neutral" and lean is not None:
+        return f"leans to {'supporting' if lean[0] == 'supports' else 'refuting'} (P {lean[1]:.2f}), too unsure to take a side"
     if stance == "neutral":
         return f"takes no side on the claim (P(neutral) {p:.2f})"
     s_cue, q_cue = _cue(sentence), _cue(claim)

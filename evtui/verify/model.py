@@ -60,6 +60,12 @@ class StanceProbs:
     stance: str  # supports | refutes | neutral, after the thresholds
 
     @property
+    def lean(self) -> tuple[str, float] | None:
+        """For a neutral: the side more probable than neutral that missed its threshold, with its probability."""
+        side, p = max((("supports", self.p_support), ("refutes", self.p_refute)), key=lambda sp: sp[1])
+        return (side, p) if self.stance == "neutral" and p > self.p_neutral else None
+
+    @property
     def p_side(self) -> float:
         """P(support) + P(refute): how much the sentence bears on the claim either way (+VeriRel's signal)."""
         return self.p_support + self.p_refute

@@ -60,6 +60,19 @@ def test_cues_name_the_direction_and_catch_non_significance() -> None:
     assert not non_significant("Risk fell by 30% (p < 0.01).")
 
 
+def test_an_unsure_neutral_names_the_side_it_leans_to() -> None:
+    from evtui.verify.model import StanceProbs
+
+    unsure = StanceProbs(p_support=0.15, p_refute=0.60, p_neutral=0.25, stance="neutral")
+    assert unsure.lean == ("refutes", 0.60)
+    assert StanceProbs(0.2, 0.1, 0.7, "neutral").lean is None  # neutral is the most probable reading
+    assert StanceProbs(0.8, 0.1, 0.1, "supports").lean is None
+    why = explain("Activation of PPM1D enhances p53 function.", "PPM1D attenuated p53 activation.", "neutral",
+                  0.25, unsure.lean)
+    assert "leans to refuting (P 0.60)" in why and "takes no side" not in why
+    assert "takes no side" in explain("a claim", "a sentence", "neutral", 0.7)
+
+
 @pytest.fixture()
 def scifact_library() -> Library:
     lib = Library(load_config())
