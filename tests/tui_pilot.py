@@ -68,6 +68,13 @@ def messages(app: EvtuiApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
+async def notified(pilot: Any, *texts: str, timeout: float = 20.0) -> None:
+    """Wait for a notification holding any of `texts`: `notify` posts a message the app handles a tick later,
+    so on a loaded machine it can land after the state change a test waited for."""
+    await until(pilot, lambda: any(t in m for m in messages(pilot.app) for t in texts),
+                f"a notification with {' or '.join(map(repr, texts))}", timeout)
+
+
 async def focus_results(app: EvtuiApp, pilot: Any) -> None:
     """Focus the results table and wait until it has focus: a letter pressed while the query bar still holds
     focus (its focus lands a tick after the library opens, later on a loaded machine) is typed, not a key."""

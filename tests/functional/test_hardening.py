@@ -185,7 +185,7 @@ def test_the_app_shows_hostile_titles_as_text(hostile_library: Path) -> None:
                 await pilot.pause(0.3)
                 _no_raw_controls(screen.query_one(TextPane).text.plain)
             app.notify(f"a {ESC_TITLE} [/] toast")  # a toast with a file name or an error from an LLM
-            await pilot.pause()
+            await until(pilot, lambda: any("toast" in str(n.message) for n in app._notifications), "the toast")
             assert [str(n.message) for n in app._notifications][-1] == "a  ]0;PWNED  [/] toast"
             await pilot.press("escape")
             await pilot.press("l")

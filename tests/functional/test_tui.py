@@ -14,6 +14,7 @@ from tui_pilot import (
     library_screen,
     local_judge_missing,
     messages,
+    notified,
     open_screen,
     plain_text,
     run,
@@ -82,7 +83,7 @@ def test_select_two_export_reorder_remove_save(papers_ingested: Path, tmp_path: 
             screen.query_one("#export-path", Input).value = str(out)
             await pilot.press("ctrl+s")
             await until(pilot, out.exists, "the export file")
-            assert any("wrote 2 sentence(s)" in m for m in messages(app))
+            await notified(pilot, "wrote 2 sentence(s)")
             text = out.read_text(encoding="utf-8")
             assert TRIPLET in text and text.count("\n> ") == 2
             ids = [f"`{e.sentence.id}`" for e in ev[:3]]
@@ -105,7 +106,7 @@ def test_export_preview_and_empty_selection(papers_ingested: Path) -> None:
             await until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export screen")
             await pilot.press("ctrl+s")
             await pilot.pause()
-            assert any("the selection is empty" in m for m in messages(app))
+            await notified(pilot, "the selection is empty")
             await pilot.press("escape", "space", "e")
             await until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export screen")
             screen = app.screen
@@ -197,7 +198,7 @@ def test_library_embeds_in_the_background_while_searches_run(papers_ingested: Pa
             assert text.startswith("embedded ") and "sentences" in text, text
             bar = screen.query_one("#ingest-bar", ProgressBar)
             assert bar.total is not None and bar.progress == bar.total > 0
-            assert any("embedded" in m for m in messages(app))
+            await notified(pilot, "embedded")
             assert app.library is not None
             done, total = coverage(app.library)
             assert done == total > 0
@@ -231,7 +232,7 @@ def test_ingest_error_is_a_notification(tmp_path: Path) -> None:
             screen.query_one("#add-path", Input).value = str(tmp_path / "missing")
             screen.query_one("#add-path", Input).focus()
             await pilot.press("enter")
-            assert any("does not exist" in m for m in messages(app))
+            await notified(pilot, "does not exist")
             screen.query_one("#add-path", Input).value = str(bad)
             await pilot.press("enter")
             await until(pilot, lambda: not screen.ingesting and any("bad.xml" in m for m in messages(app)),
@@ -313,7 +314,7 @@ def test_bench_cancel_stops_the_sweep() -> None:
             assert "cancelled" in str(screen.query_one("#sweep-text", Static).render())
             assert screen.query_one("#sweep-results", DataTable).row_count == 0
             assert not screen.query_one("#run").disabled and screen.query_one("#cancel").disabled
-            assert any("sweep cancelled" in m for m in messages(app)), messages(app)
+            await notified(pilot, "sweep cancelled")
             assert app.is_running
 
     run(flow)
@@ -328,7 +329,7 @@ def test_bench_bad_dataset_notifies(tmp_path: Path) -> None:
             screen = await _open_bench(app, pilot, ["er-10"], ["bm25"])
             screen.query_one("#dataset", Input).value = str(bad)
             await pilot.press("r")
-            assert any("not an EvidenceBench JSON file" in m for m in messages(app))
+            await notified(pilot, "not an EvidenceBench JSON file")
             assert not screen.running
 
     run(flow)
@@ -341,12 +342,12 @@ def test_malformed_query_notifies(papers_ingested: Path) -> None:
             app.screen.query_one("#query", Input).focus()
             await pilot.press("enter")
             await until(pilot, lambda: app._notifications, "a notification")
-            assert any("empty query" in m for m in messages(app)), messages(app)
+            await notified(pilot, "empty query")
             app.screen.query_one("#year-from", Input).value = "2020"
             app.screen.query_one("#year-to", Input).value = "2010"
             app.screen.query_one("#query", Input).value = TRIPLET
             await pilot.press("enter")
-            assert any("year range" in m for m in messages(app))
+            await notified(pilot, "year range")
             assert app.is_running  # no crash
 
     run(flow)
@@ -423,7 +424,7 @@ def test_keymap_override_and_help(papers_ingested: Path, tmp_path: Path, monkeyp
 
     async def flow() -> None:
         async with started() as (app, pilot):
-            assert any("search.nope" in m for m in messages(app))
+            await notified(pilot, "search.nope")
             await focus_results(app, pilot)
             await pilot.press("l")
             assert isinstance(app.screen, SearchScreen)
@@ -494,7 +495,7 @@ def test_locked_library_is_reported_not_a_crash(papers_ingested: Path) -> None:
         async def flow() -> None:
             async with started((120, 36), wait=False) as (app, pilot):
                 await until(pilot, lambda: app._notifications, "a notification")
-                assert any("locked" in m or "in use" in m for m in messages(app))
+                await notified(pilot, "locked", "in use")
                 assert app.is_running and app.library is None
 
         run(flow)

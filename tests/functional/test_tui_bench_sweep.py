@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import DataTable, Input, ProgressBar, Select, SelectionList, Static
-from tui_pilot import messages, open_screen, plain_text, run, started, until
+from tui_pilot import messages, notified, open_screen, plain_text, run, started, until
 
 from evtui.bench.estimate import IN_SAMPLE_NOTE, quick_methods
 from evtui.tui.app import EvtuiApp
@@ -113,7 +113,7 @@ def test_llm_sbs_sets_the_llm_judge_and_its_calls_show() -> None:
             assert screen.query_one("#bench-judge-kind", Select).value == "local"  # Search's judge
             screen.query_one("#methods", SelectionList).select("llm-sbs")
             await until(pilot, lambda: screen.query_one("#bench-judge-kind", Select).value == "llm", "the judge")
-            assert any("llm-sbs always prompts an LLM" in m for m in messages(app))
+            await notified(pilot, "llm-sbs always prompts an LLM")
             await until(pilot, lambda: "LLM calls: llm-sbs" in _cost(screen), "the LLM calls in the line")
 
     run(flow)
