@@ -1,5 +1,6 @@
 """What the paper-level channel (issue 13.5) costs: `best` latency with and without it, and the one-off rebuild of
-the channel when a library from before it is opened.
+the channel when a library from before it is opened. On a library whose papers have dense vectors (`evtui embed`),
+also `best` with the BM25 channel alone: what fusing the vectors in costs.
 
     python benchmarks/bench_paper_channel.py [--home DIR] [--rounds 3] [--rebuild]
 
@@ -41,11 +42,17 @@ def main() -> int:
         ensure_demo(lib)
         stats = lib.store.stats()
         print(f"library: {stats.get('papers')} papers, {stats.get('sentences')} sentences")
+        from evtui.paper_vectors import complete_matrix
+
         variants = {"best (paper channel)": Searcher(lib), "best (no paper channel)": Searcher(lib)}
+        if complete_matrix(lib) is not None:  # the library has dense paper vectors (`evtui embed`)
+            variants["best (BM25 channel only)"] = Searcher(lib)
         for name, s in variants.items():
             s.search(QUERIES[0], k=args.k)  # warm-up: model load, first index reader
             if "no paper" in name and s._best is not None:
                 s._best.paper_weight, s._best.paper_pull = 0.0, 0
+            if "BM25 channel" in name and s._best is not None:
+                s._best.paper_dense_weight = 0.0
         times: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(args.rounds):
             for q in QUERIES[1:]:

@@ -264,6 +264,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_embed(args: argparse.Namespace) -> int:
     import time
 
+    from evtui import paper_vectors
     from evtui.embed import coverage, ensure_embeddings
 
     if args.engine == "local" and (args.ray_address or args.parquet_dir):
@@ -271,6 +272,18 @@ def cmd_embed(args: argparse.Namespace) -> int:
     engine: dict[str, Any] = {"engine": "local"}
     with _open_library(args) as lib:
         t0 = time.perf_counter()
+        # Each paper's title + abstract first (one vector per paper, for best's paper channel); not for one --paper:
+        # the channel uses them only once every paper has one.
+        papers = 0
+        if args.paper is None and err.is_terminal and not args.json:
+            with Progress(TextColumn("[bold]Papers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=err, transient=True) as prog:
+                task = prog.add_task("papers", total=None)
+                papers = paper_vectors.ensure_paper_vectors(
+                    lib, on_progress=lambda done, total: prog.update(task, completed=done, total=total))
+        elif args.paper is None:
+            papers = paper_vectors.ensure_paper_vectors(lib)
+        t_papers = time.perf_counter()
         if args.engine == "ray":
             from pathlib import Path
 
@@ -298,14 +311,19 @@ def cmd_embed(args: argparse.Namespace) -> int:
                                       on_progress=lambda done, total: prog.update(task, completed=done, total=total))
         else:
             n = ensure_embeddings(lib, paper=args.paper)
-        seconds = time.perf_counter() - t0
+        seconds = time.perf_counter() - t_papers
         done, total = coverage(lib)
+        p_done, p_total = paper_vectors.coverage(lib)
     out = {"computed": n, "seconds": round(seconds, 2), "sentences_per_second": round(n / seconds, 1) if n else None,
-           "embedded": done, "searchable": total, **engine}
+           "embedded": done, "searchable": total, "papers_computed": papers,
+           "papers_seconds": round(t_papers - t0, 2), "papers_embedded": p_done, "papers": p_total, **engine}
     if args.json:
         _emit_json(out)
     else:
-        err.print(f"embedded {n:,} sentences in {seconds:.1f}s · coverage {done:,}/{total:,}")
+        if papers:
+            err.print(f"embedded {papers:,} papers (title + abstract) in {t_papers - t0:.1f}s")
+        err.print(f"embedded {n:,} sentences in {seconds:.1f}s · coverage {done:,}/{total:,}"
+                  f" · papers {p_done:,}/{p_total:,}")
     return 0
 
 
@@ -880,7 +898,8 @@ def build_parser() -> argparse.ArgumentParser:
     st = add("stats", cmd_stats, "library size, formats and sections")
     st.add_argument("--check", action="store_true", help="also verify that DuckDB and the index agree")
 
-    em = add("embed", cmd_embed, "compute the dense embeddings that dense/hybrid search use (cached in DuckDB)")
+    em = add("embed", cmd_embed, "compute the dense embeddings that dense/hybrid search and best's paper channel use"
+                                 " (cached in DuckDB)")
     em.add_argument("--paper", help="only this paper")
     _add_engine_args(em, "local (default: this process) or ray (Ray Data over Parquet shards")
 

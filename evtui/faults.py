@@ -5,7 +5,8 @@ exception handler runs) the n-th time it reaches `crash_point(<phase>)`. Phases:
 db_write (inside the DuckDB transaction of a batch, before COMMIT), index_commit (rows durable as 'pending',
 before the Tantivy commit), paper_commit (the paper channel committed, the sentence index not yet), mark_ready
 (index committed, before the papers turn 'ready'), recover (repair re-indexed, before its commit),
-embed_batch (inside an embedding chunk's transaction), bench_item (a benchmark item stored).
+embed_batch (inside an embedding chunk's transaction), paper_vectors (inside a paper-vector chunk's transaction),
+bench_item (a benchmark item stored).
 `EVTUI_FAULT_TRACE=<file>` appends each phase change there, so a kill at a random moment can be told where it
 landed. Unset (always, outside tests), `crash_point` is one dict lookup.
 `EVTUI_BATCH_SENTENCES` lowers the ingest batch size, so a small corpus makes many batches and commits.
@@ -16,7 +17,8 @@ from __future__ import annotations
 import os
 import signal
 
-PHASES = ("parse", "db_write", "index_commit", "paper_commit", "mark_ready", "recover", "embed_batch", "bench_item")
+PHASES = ("parse", "db_write", "index_commit", "paper_commit", "mark_ready", "recover", "embed_batch", "paper_vectors",
+          "bench_item")
 
 _spec = os.environ.get("EVTUI_CRASH_AT", "")
 _target, _, _nth = _spec.partition(":")

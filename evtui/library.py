@@ -475,13 +475,17 @@ class Library:
             known[stored.id] = stored.content_hash
         report.sentences += len(sentences)
 
-    def embed(self, on_progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed every searchable sentence that lacks a current vector (what `evtui embed` does), through the
-        writers' connection, so searches keep running meanwhile; chunks are committed as they finish, and an
-        exception from `on_progress` stops the run keeping them. Returns how many were embedded."""
+    def embed(self, on_progress: Callable[[int, int], None] | None = None,
+              on_papers: Callable[[int, int], None] | None = None) -> int:
+        """Embed every ready paper's title + abstract (`best`'s dense paper channel, `on_papers` reporting), then
+        every searchable sentence, that lacks a current vector (what `evtui embed` does), through the writers'
+        connection, so searches keep running meanwhile; chunks are committed as they finish, and an exception from
+        a progress callback stops the run keeping them. Returns how many sentences were embedded."""
         from evtui.embed import ensure_embeddings
+        from evtui.paper_vectors import ensure_paper_vectors
 
         with self._write_lock, self.rw():
+            ensure_paper_vectors(self, on_progress=on_papers, con=self._writes().con)
             return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con)
 
     def remove(self, paper_ids: Sequence[str]) -> int:
@@ -518,8 +522,9 @@ class Library:
 def audit(library: Library) -> dict[str, Any]:
     """Everything a crash must never leave behind (the crash tests' check after a kill), beyond
     `Library.check_consistency` (id sets agree, no unfinished paper): orphan rows, papers whose stored sentence
-    count is wrong, duplicate ids on either side, duplicate embedding rows, a paper channel out of step with the
+    count is wrong, duplicate ids on either side, duplicate embedding or paper-vector rows, a paper channel out of step with the
     ready papers. `ok` is True only when all hold."""
+    from evtui import paper_vectors
     from evtui.embed import duplicate_rows
 
     check = library.check_consistency()
@@ -541,6 +546,7 @@ def audit(library: Library) -> dict[str, Any]:
     channel = library.index.paper_ids()
     out["paper_channel_mismatch"] = len(set(channel) ^ library.store.ready_ids()) + len(channel) - len(set(channel))
     out["duplicate_embeddings"] = duplicate_rows(library.store.con)
+    out["duplicate_paper_vectors"] = paper_vectors.duplicate_rows(library.store.con)
     problems = [k for k, v in out.items() if k not in {"consistent", "db_sentences", "index_docs"} and v]
     out["ok"] = out["consistent"] and not problems
     out["problems"] = problems if out["consistent"] else ["inconsistent", *problems]

@@ -49,11 +49,25 @@ def in_abstract(s: Sentence) -> bool:
 
 
 @dataclass
-class _Staged:
+class PaperText:
+    """What represents a whole paper: its title and abstract, or its lead when it has no labelled abstract (the
+    text both this index and the dense paper vectors of evtui/paper_vectors.py read)."""
+
     title: str
     year: int | None
     abstract: list[str] = field(default_factory=list)
     lead: list[str] = field(default_factory=list)
+
+    def add(self, s: Sentence) -> None:
+        """Take the paper's next sentence (in reading order)."""
+        if s.is_heading:
+            return
+        if s.section_kind == "title":
+            self.title = s.text  # the title as the paper's text has it (the metadata title may be empty)
+        elif in_abstract(s):
+            self.abstract.append(s.text)
+        elif len(self.lead) < LEAD_SENTENCES:
+            self.lead.append(s.text)
 
     def text(self) -> str:
         return " ".join([self.title, *(self.abstract or self.lead)]).strip()
@@ -82,7 +96,7 @@ class PaperIndex:
             for name, analyzer in analyzers.items():
                 self.ix.register_tokenizer(name, analyzer)
         self._writer: tantivy.IndexWriter | None = None
-        self._staged: dict[str, _Staged] = {}
+        self._staged: dict[str, PaperText] = {}
         self._deleted: list[str] = []
         self._delete_all = False
 
@@ -97,15 +111,8 @@ class PaperIndex:
     def stage(self, s: Sentence, titles: dict[str, str], years: dict[str, int | None]) -> None:
         p = self._staged.get(s.paper_id)
         if p is None:
-            p = self._staged[s.paper_id] = _Staged(titles.get(s.paper_id, ""), years.get(s.paper_id))
-        if s.is_heading:
-            return
-        if s.section_kind == "title":
-            p.title = s.text  # the title as the paper's text has it (the metadata title may be empty)
-        elif in_abstract(s):
-            p.abstract.append(s.text)
-        elif len(p.lead) < LEAD_SENTENCES:
-            p.lead.append(s.text)
+            p = self._staged[s.paper_id] = PaperText(titles.get(s.paper_id, ""), years.get(s.paper_id))
+        p.add(s)
 
     def delete_papers(self, paper_ids: Iterable[str]) -> None:
         for pid in paper_ids:

@@ -9,6 +9,9 @@ folds, scored on the fifth. The other rows (all 809 claims, the 505 with evidenc
 
     python scripts/tune_paper_channel.py --corpus ../shared/datasets/scifact/corpus.jsonl \\
         --claims ../shared/datasets/scifact/claims_train.jsonl --home /tmp/pc13/home --out /tmp/pc13/tune.json
+
+`--dense-weights 0,1`: the channel's ranking with the dense paper vectors fused in at each weight (0: BM25 alone;
+evtui/paper_vectors.py — run `ensure_paper_vectors` on the bench library first, as `evtui bench` does for `best`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 from evtui.bench.beir import Query, docs_from_hits, evaluate, make_doc_ranker
 from evtui.bench.driver import bench_library
 from evtui.bench.scifact import build_qrels, load_claims
-from evtui.rank.pipeline import BestRanker
+from evtui.rank.pipeline import PAPER_DENSE_WEIGHT, BestRanker
 from evtui.request import NO_FILTERS
 from evtui.search import Searcher
 
@@ -47,8 +50,15 @@ def main() -> None:
                     help="pull-in depths to try, comma-separated ('' for none: baselines only)")
     ap.add_argument("--methods", nargs="*", default=[],
                     help="harness methods (e.g. bm25) to rank the claims with too, for the table")
+    ap.add_argument("--weights", default=",".join(map(str, WEIGHTS)), help="paper prior weights to try")
+    ap.add_argument("--forms", default=",".join(FORMS), help="paper prior forms to try")
+    ap.add_argument("--dense-weights", default=str(PAPER_DENSE_WEIGHT),
+                    help="weights of the dense paper vectors in the channel's ranking (0: BM25 alone)")
     args = ap.parse_args()
     pulls = [int(v) for v in args.pulls.split(",") if v.strip()]
+    weights = [float(v) for v in args.weights.split(",")]
+    forms = [v.strip() for v in args.forms.split(",")]
+    dense_weights = [float(v) for v in args.dense_weights.split(",")]
 
     claims = load_claims(args.claims)[:args.limit]
     qrels = build_qrels(claims, "evidence")
@@ -73,18 +83,22 @@ def main() -> None:
                     continue
                 parsed = searcher.parse(str(c["claim"]), "claim")
                 pool = ranker.pool_for(parsed, NO_FILTERS)
-                if pull == pulls[0]:
-                    runs.setdefault("paper-bm25", {})[qid] = dict(pool.papers)
                 raw = ranker.model.score(pool.x, "evidence")
                 ranker.model.score = lambda x, head="evidence", raw=raw: raw  # type: ignore[method-assign]
-                for form in FORMS:
-                    for w in WEIGHTS:
-                        if w == 0 and form != FORMS[0]:
-                            continue
-                        ranker.paper_weight, ranker.paper_form = w, form
-                        picked = ranker.rank(parsed, pool, 1000)
-                        hits = ((pool.candidates[i].sentence.paper_id, s) for i, s in picked)
-                        runs.setdefault(f"pull={pull} {form} w={w}", {})[qid] = docs_from_hits(hits, 100)
+                for dw in dense_weights:
+                    ranker.paper_dense_weight = dw
+                    pool.papers = ranker._paper_channel(parsed, NO_FILTERS)
+                    suffix = "" if len(dense_weights) == 1 else f" dense={dw}"
+                    if pull == pulls[0]:
+                        runs.setdefault(f"paper-channel{suffix}", {})[qid] = dict(pool.papers)
+                    for form in forms:
+                        for w in weights:
+                            if w == 0 and (form != forms[0] or dw != dense_weights[0]):
+                                continue
+                            ranker.paper_weight, ranker.paper_form = w, form
+                            picked = ranker.rank(parsed, pool, 1000)
+                            hits = ((pool.candidates[i].sentence.paper_id, s) for i, s in picked)
+                            runs.setdefault(f"pull={pull} {form} w={w}{suffix}", {})[qid] = docs_from_hits(hits, 100)
                 del ranker.model.score  # back to the class's method
             print(f"pull {pull}: {time.perf_counter() - t0:.0f} s", flush=True)
     finally:
@@ -114,7 +128,8 @@ def main() -> None:
     print(f"chosen on all cited-only claims: {overall}\n")
     print(f"{'setting':28s} " + " ".join(f"{s}:{m}".rjust(20) for s in subsets for m in MEASURES))
     ranked_names = sorted(per, key=lambda n: -mean(n, cited_only))
-    extra = [n for n in ("paper-bm25", "pull=0 minmax w=0.0", *args.methods) if n in per]
+    extra = [n for n in (*(n for n in per if n.startswith("paper-channel")), "pull=0 minmax w=0.0", *args.methods)
+             if n in per]
     for name in ranked_names[:25] + extra:
         print(f"{name:28s} " + " ".join(f"{mean(name, ids, m):20.4f}" for ids in subsets.values() for m in MEASURES))
     if args.out:

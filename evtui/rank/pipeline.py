@@ -41,6 +41,10 @@ PAPER_POOL = 100
 PAPER_WEIGHT = 1.0
 PAPER_PRIOR = "minmax"
 PAPER_PULL = 0  # pulling in 20 or 50 papers raised SciFact R@100 by under a point and nDCG@10 by nothing
+# Where every ready paper has a dense vector (evtui/paper_vectors.py), the channel's ranking is the BM25 top
+# PAPER_POOL and the dense top PAPER_POOL fused: each min-max rescaled over its own list, the dense one times
+# PAPER_DENSE_WEIGHT (BENCHMARKS.md "Dense paper vectors": weights 0.7-1.5 all within 0.003 nDCG@10 of the best).
+PAPER_DENSE_WEIGHT = 1.0
 PULL_PER_PAPER = 3
 
 
@@ -61,6 +65,17 @@ PoolCache = dict[tuple[object, ...], Pool]  # paper-scoped candidate pools, by q
 def dense_text(parsed: ParsedQuery) -> str:
     """A triplet embeds as its parts in order; a claim or hypothesis as written."""
     return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
+
+
+def fuse_papers(bm25: Sequence[tuple[str, float]], dense: Sequence[tuple[str, float]], weight: float,
+                limit: int = PAPER_POOL) -> list[tuple[str, float]]:
+    """One paper ranking from the BM25 and the dense one: each rescaled to 0-1 over its own list (their scales
+    differ), the dense one times `weight`, summed (a paper absent from a list gets 0 from it), best first."""
+    fused: dict[str, float] = {}
+    for ranking, w in ((bm25, 1.0), (dense, weight)):
+        for pid, prior in paper_prior(ranking, "minmax").items():
+            fused[pid] = fused.get(pid, 0.0) + w * prior
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
 
 def paper_prior(papers: Sequence[tuple[str, float]], form: str = PAPER_PRIOR) -> dict[str, float]:
@@ -121,6 +136,7 @@ class BestRanker:
         self._pools: PoolCache = {} if pool_cache is None else pool_cache
         # The paper channel's settings (module constants; scripts/tune_paper_channel.py varies them).
         self.paper_weight, self.paper_form, self.paper_pull = PAPER_WEIGHT, PAPER_PRIOR, PAPER_PULL
+        self.paper_dense_weight = PAPER_DENSE_WEIGHT
 
     @property
     def model(self) -> RankerModel:
@@ -134,6 +150,7 @@ class BestRanker:
         other = BestRanker(self.library, self.model, self._embedder, embed=embed, pool_cache=self._pools)
         other._qvec = self._qvec
         other.paper_weight, other.paper_form, other.paper_pull = self.paper_weight, self.paper_form, self.paper_pull
+        other.paper_dense_weight = self.paper_dense_weight
         return other
 
     def _embedder_or_none(self) -> Embedder | None:
@@ -269,7 +286,17 @@ class BestRanker:
         words = self._words(parsed)
         if not words or self.paper_weight <= 0 and self.paper_pull <= 0:
             return []
-        return self.library.index.paper_search(words, PAPER_POOL, filters=filters.library_wide())
+        papers = self.library.index.paper_search(words, PAPER_POOL, filters=filters.library_wide())
+        if self.paper_dense_weight > 0:
+            from evtui.paper_vectors import complete_matrix
+
+            matrix = complete_matrix(self.library)
+            qv = self._query_vector(dense_text(parsed)) if matrix is not None else None
+            if matrix is not None and qv is not None:
+                wide = filters.library_wide()
+                dense = matrix.search(qv, PAPER_POOL, year_from=wide.year_from, year_to=wide.year_to)
+                papers = fuse_papers(papers, dense, self.paper_dense_weight)
+        return papers
 
     def _pull_in(self, parsed: ParsedQuery, papers: Sequence[tuple[str, float]], have: set[str],
                  filters: Filters) -> list[Hit]:

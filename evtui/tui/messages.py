@@ -122,12 +122,14 @@ class ItemDetail(Message):
 
 
 class EmbedProgress(Message):
-    """Background embedding of the library (Library screen `m`): sentences embedded so far of those missing."""
+    """Background embedding of the library (Library screen `m`): papers (their title + abstract vectors, first)
+    or sentences embedded so far of those missing."""
 
-    def __init__(self, done: int, total: int) -> None:
+    def __init__(self, done: int, total: int, what: str = "sentences") -> None:
         super().__init__()
         self.done = done
         self.total = total
+        self.what = what
 
 
 class EmbedFinished(Message):

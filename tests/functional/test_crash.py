@@ -147,6 +147,33 @@ def test_sigkill_inside_an_embedding_chunk_keeps_whole_chunks() -> None:
         assert done == total > 16 and audit(lib)["duplicate_embeddings"] == 0
 
 
+PAPERS = ("import functools, sys, evtui.paper_vectors as pv; from evtui.cli import main;"
+          " pv.ensure_paper_vectors = functools.partial(pv.ensure_paper_vectors, chunk=2);"
+          " sys.exit(main(['embed', '--json']))")
+
+
+def test_sigkill_inside_a_paper_vector_chunk_keeps_whole_chunks() -> None:
+    from evtui import paper_vectors
+    from evtui.embed import model_available
+
+    if not model_available():
+        pytest.skip("the offline embedding model is not installed")
+    with Library(load_config()) as lib:
+        lib.ingest([CORE / "scifact5.jsonl"])
+    env = dict(os.environ, EVTUI_CRASH_AT="paper_vectors:2")
+    proc = subprocess.run([sys.executable, "-c", PAPERS], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    with Library(load_config()) as lib:
+        assert audit(lib)["ok"]
+        assert paper_vectors.coverage(lib) == (2, 5)  # the first chunk of 2 committed; the second was inside its own
+        assert paper_vectors.complete_matrix(lib) is None
+    env.pop("EVTUI_CRASH_AT")
+    assert subprocess.run([sys.executable, "-c", PAPERS], env=env, capture_output=True, timeout=120).returncode == 0
+    with Library(load_config()) as lib:
+        assert paper_vectors.coverage(lib) == (5, 5) and audit(lib)["duplicate_paper_vectors"] == 0
+        assert paper_vectors.complete_matrix(lib) is not None
+
+
 def _metrics(runs: list[dict[str, object]]) -> list[tuple[object, ...]]:
     return [(r["task"], r["n_items"], r["n_skipped"], r["aspect_recall"], r["per_item"]) for r in runs]
 

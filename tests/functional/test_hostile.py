@@ -127,6 +127,8 @@ _AUDITED = {
     ("evtui/judge/cache.py", "', '.join(('?' for _ in cols))"): "placeholders only",
     ("evtui/judge/cache.py", "updates"): "built from literal column names",
     ("evtui/embed.py", "DIM"): "a module constant: the embedding width",
+    ("evtui/paper_vectors.py", "DIM"): "a module constant: the embedding width",
+    ("evtui/paper_vectors.py", "_CURRENT"): "a module constant: a literal join with a ? parameter",
     ("evtui/embed.py", "cond"): "a literal fragment with a ? parameter",
     ("evtui/embed.py", "where"): "literal filter fragments with ? parameters (load_matrix)",
     ("evtui/store.py", "self.memory_limit"): "checked against _MEMORY (digits + unit) in Store.__init__",

@@ -246,10 +246,15 @@ class LibraryScreen(EvtuiScreen):
             if self._stop_embedding.is_set():
                 raise _Stop
 
+        def papers(done: int, total: int) -> None:
+            self.post_message(EmbedProgress(done, total, "papers"))
+            if self._stop_embedding.is_set():
+                raise _Stop
+
         with self.failures("Embed", lambda exc: f"{type(exc).__name__}: {exc}"):
             try:
                 # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
-                n = app.library.embed(on_progress=progress)
+                n = app.library.embed(on_progress=progress, on_papers=papers)
             except _Stop:
                 self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
                 return
@@ -258,6 +263,8 @@ class LibraryScreen(EvtuiScreen):
     def on_embed_progress(self, msg: EmbedProgress) -> None:
         self.query_one("#ingest-bar", ProgressBar).update(total=msg.total or None, progress=msg.done)
         self.query_one("#ingest-text", Static).update(
+            f"embedding {msg.done:,}/{msg.total:,} papers (title + abstract, for best's paper channel; c cancels)"
+            if msg.what == "papers" else
             f"embedding {msg.done:,}/{msg.total:,} sentences (dense and hybrid use them as they land; c cancels)")
 
     def on_embed_finished(self, msg: EmbedFinished) -> None:
