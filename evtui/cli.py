@@ -148,6 +148,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                   f"{report.sentences:,} sentences from {report.files} file(s) in {report.seconds:.1f}s{rate}")
         for e in report.errors:
             err.print(f"[red]✗[/] {safe(e.path)}: {safe(e.reason)}")
+        if report.paper_vectors:
+            err.print(f"[dim]embedded {report.paper_vectors} new paper(s)' title + abstract for best's paper channel[/]")
         for note in report.notes:
             err.print(f"[dim]note: {safe(note)}[/]")
     return 1 if report.errors and not (report.added or report.replaced or report.unchanged) else 0
@@ -155,7 +157,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def _merged(a: Any, b: Any) -> Any:
     """Two ingest reports (--zotero and paths in one run) as one."""
-    for name in ("added", "replaced", "unchanged", "sentences", "files", "seconds"):
+    for name in ("added", "replaced", "unchanged", "sentences", "files", "seconds", "paper_vectors"):
         setattr(a, name, getattr(a, name) + getattr(b, name))
     a.errors.extend(b.errors)
     a.notes.extend(b.notes)

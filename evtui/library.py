@@ -68,6 +68,7 @@ class IngestReport:
     errors: list[IngestError] = field(default_factory=list)
     by_format: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # papers stored with a change (a split sentence, a cut title)
+    paper_vectors: int = 0  # new or replaced papers given their dense vector (only in a library that has them)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -81,6 +82,7 @@ class IngestReport:
             "formats": self.by_format,
             "errors": [{"path": e.path, "reason": e.reason} for e in self.errors],
             "notes": self.notes,
+            "paper_vectors_embedded": self.paper_vectors,
         }
 
 
@@ -320,7 +322,25 @@ class Library:
         on_progress: Callable[[IngestProgress], None] | None = None,
     ) -> IngestReport:
         with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
-            return self._ingest(paths, fmt, on_progress)
+            report = self._ingest(paths, fmt, on_progress)
+            if report.added or report.replaced:
+                self._keep_paper_vectors(report)
+            return report
+
+    def _keep_paper_vectors(self, report: IngestReport) -> None:
+        """In a library whose papers have dense vectors (`evtui embed` ran), embed the new and replaced ones now
+        (~0.12 s each): `best` fuses the vectors in only while every paper has one, so one added PDF would
+        otherwise silently turn the dense half of its paper channel off. A failure here loses nothing stored."""
+        from evtui import paper_vectors
+        from evtui.embed import model_available
+
+        con = self._writes().con
+        if not paper_vectors.has_rows(con) or not model_available():
+            return
+        try:
+            report.paper_vectors = paper_vectors.ensure_paper_vectors(self, con=con)
+        except (EvtuiError, OSError, RuntimeError, ValueError) as exc:
+            report.notes.append(f"the new papers' dense vectors were not computed ({exc}); `evtui embed` adds them")
 
     def _ingest(
         self,

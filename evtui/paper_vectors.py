@@ -46,6 +46,11 @@ def ensure_table(con: duckdb.DuckDBPyConnection) -> None:
                     f" content_hash VARCHAR, vec FLOAT[{DIM}])")
 
 
+def has_rows(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any paper vector is stored (the library's owner has run `evtui embed`)."""
+    return has_table(con) and con.execute("SELECT 1 FROM paper_embeddings LIMIT 1").fetchone() is not None
+
+
 def duplicate_rows(con: duckdb.DuckDBPyConnection) -> int:
     """Rows beyond one per (paper, model): a crash must never leave any."""
     if not has_table(con):

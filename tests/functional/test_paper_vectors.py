@@ -80,22 +80,28 @@ def _corpus(path: Path, first_abstract: str) -> Path:
     return path
 
 
-def test_a_replaced_paper_is_embedded_again_and_the_channel_waits_for_it(embedded: Library, tmp_path: Path) -> None:
+def test_a_library_with_vectors_keeps_them_whole_through_ingest(embedded: Library, tmp_path: Path) -> None:
     with Library(Config(home=tmp_path / "other", demo=False)) as lib:
-        lib.ingest([_corpus(tmp_path / "c.jsonl", "Regular aspirin use reduced the incidence of cancer.")])
+        first = lib.ingest([_corpus(tmp_path / "c.jsonl", "Regular aspirin use reduced the incidence of cancer.")])
+        assert first.paper_vectors == 0 and not paper_vectors.has_rows(lib.store.con)  # no vectors unless asked for
         assert ensure_paper_vectors(lib) == 2
         before = complete_matrix(lib)
         assert before is not None and before.ids == ["scifact:1", "scifact:2"]
+        # A replaced paper in a library that has vectors gets its new one at ingest, so the channel stays whole.
         report = lib.ingest([_corpus(tmp_path / "c.jsonl", "Regular statin use reduced myopathy in a cohort.")])
-        assert report.replaced == 1
-        assert paper_vectors.coverage(lib) == (1, 2)
-        assert complete_matrix(lib) is None  # a partial set would favour the embedded papers
-        assert ensure_paper_vectors(lib) == 1
+        assert report.replaced == 1 and report.paper_vectors == 1
+        assert report.to_json()["paper_vectors_embedded"] == 1
+        assert paper_vectors.coverage(lib) == (2, 2)
         after = complete_matrix(lib)
         assert after is not None and not np.allclose(after.mat[0], before.mat[0])  # the new abstract's vector
         assert np.allclose(after.mat[1], before.mat[1])
         rows = lib.store.con.execute("SELECT count(*), count(DISTINCT paper_id) FROM paper_embeddings").fetchone()
         assert rows == (2, 2)  # the stale vector went with the new one's insert
+        # A paper without a vector (here: its row deleted, as a kill between ingest and embedding leaves it) turns
+        # the dense half off until `evtui embed` adds it, rather than favouring the embedded papers.
+        lib.store.con.execute("DELETE FROM paper_embeddings WHERE paper_id = 'scifact:2'")
+        assert paper_vectors.coverage(lib) == (1, 2) and complete_matrix(lib) is None
+        assert ensure_paper_vectors(lib) == 1 and complete_matrix(lib) is not None
 
 
 def test_best_fuses_the_dense_ranking_into_its_paper_channel_once_every_paper_has_a_vector(
