@@ -43,7 +43,8 @@ PAPER_PRIOR = "minmax"
 PAPER_PULL = 0  # pulling in 20 or 50 papers raised SciFact R@100 by under a point and nDCG@10 by nothing
 # Where every ready paper has a dense vector (evtui/paper_vectors.py), the channel's ranking is the BM25 top
 # PAPER_POOL and the dense top PAPER_POOL fused: each min-max rescaled over its own list, the dense one times
-# PAPER_DENSE_WEIGHT (BENCHMARKS.md "Dense paper vectors": weights 0.7-1.5 all within 0.003 nDCG@10 of the best).
+# PAPER_DENSE_WEIGHT (BENCHMARKS.md "Dense paper vectors in the channel": nested CV chose 1.0 in every fold;
+# 0.75-1.5 are all within 0.006 nDCG@10 of it).
 PAPER_DENSE_WEIGHT = 1.0
 PULL_PER_PAPER = 3
 
