@@ -122,13 +122,31 @@ def test_every_stored_matrix_is_multiplied_in_int8() -> None:
                 and n.input[0].startswith("val_")]  # no int8 matrix expanded to float32 any more
 
 
+# Real claim / sentence pairs (SciFact train claims 76 and 69 and their abstracts; as in tests/functional/test_verify.py):
+# a supporting, a refuting and a neutral one, each read with a clear margin by the float model.
+REAL_PAIRS = (
+    ("Active Ly49Q induces neutrophil polarization.",
+     "Here, we show that an inhibitory MHC I receptor, Ly49Q, was crucial for the swift polarization of and "
+     "tissue infiltration by neutrophils."),
+    ("Activation of PPM1D enhances p53 function.",
+     "PPM1D mutations were mutually exclusive with TP53 mutations in BSG and attenuated p53 activation in vitro."),
+    ("Active Ly49Q induces neutrophil polarization.",
+     "Neutrophils rapidly undergo polarization and directional movement to infiltrate the sites of infection "
+     "and inflammation."),
+)
+
+
 def test_int8_products_stay_close_to_float_ones(tmp_path: Path) -> None:
+    """On real pairs the int8 products read what the float ones read. (Not on arbitrary token ids: where the float
+    model is near a tie, the exact int8 result depends on the CPU's kernels — with or without VNNI — and may flip.)"""
+    from evtui.verify.model import pair_text
+
     manifest = _manifest()
     q8 = AdapterModel(MODEL_DIR, manifest)
     fp = AdapterModel(MODEL_DIR, manifest, int8_activations=False)
-    feeds = _feeds()
-    args = (feeds["input_ids"], feeds["attention_mask"], feeds["token_type_ids"])
+    args = Verifier()._encode([c for c, _ in REAL_PAIRS], [pair_text(t, "") for _, t in REAL_PAIRS])
     a, b = q8.logits(*args), fp.logits(*args)
+    assert list(b.argmax(1)) == [0, 1, 2]  # supports, refutes, neutral
     assert (a.argmax(1) == b.argmax(1)).all()
     assert 0 < np.abs(a - b).max() < 0.5  # quantised activations move the logits a little, never far
 
