@@ -4,6 +4,7 @@
     python benchmarks/bench_verifier.py speed --fp32 --old /tmp/vtrain/c           # 20 sentences, 2 threads; + float form, 23 MB file
     python benchmarks/bench_verifier.py alpha --shared ../shared/datasets          # evidential: α by grouped CV
     python benchmarks/bench_verifier.py thresholds --shared ../shared/datasets     # a lever: thresholds for the target alone
+    python benchmarks/bench_verifier.py cpu                                        # this CPU's int8 products vs model.json
 
 stance: for every claim with evidence, each evidence paper is judged as the CLI does (`Searcher.search(claim,
 k=10, paper=ID)` then the local judge); each gold rationale sentence is scored by the stance the judge gave it — a
@@ -391,56 +392,127 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
     home = args.home or _home()
     claims = scifact_cal_claims(args.shared, nei=True)
     v = default_verifier()
-    lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
-    cached = []  # per claim: the verdict of the top MAXP papers with every sentence's probabilities
     t0 = time.perf_counter()
-    try:
-        s = Searcher(lib)
-        for c in claims:
-            t = time.perf_counter()
-            cached.append(vc.verify_claim(lib, c["claim"], papers=args.max_papers, searcher=s, verifier=v,
-                                          keep_probs=True))
-            cached[-1].notes.append(f"{time.perf_counter() - t:.3f}")
-    finally:
-        lib.close()
+    if args.cache and args.cache.exists():  # the verdicts of an earlier run (same library, model and claims)
+        cached = [_verdict_from_json(d) for d in json.loads(args.cache.read_text())]
+    else:
+        lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
+        cached = []  # per claim: the verdict of the top MAXP papers with every sentence's probabilities
+        try:
+            s = Searcher(lib)
+            for c in claims:
+                t = time.perf_counter()
+                cached.append(vc.verify_claim(lib, c["claim"], papers=args.max_papers, searcher=s, verifier=v,
+                                              keep_probs=True))
+                cached[-1].notes.append(f"{time.perf_counter() - t:.3f}")
+        finally:
+            lib.close()
+        if args.cache:
+            args.cache.write_text(json.dumps([_verdict_to_json(x) for x in cached]))
     per_claim = (time.perf_counter() - t0) / max(1, len(claims))
+    if len(cached) != len(claims):
+        raise SystemExit(f"{args.cache} holds {len(cached)} verdicts for {len(claims)} claims")
 
-    def predict(n: int, th_s: float, th_r: float) -> list[dict]:
+    def predict_with(papers_of: object) -> list[dict]:
         out = []
         for c, verdict in zip(claims, cached, strict=True):
-            papers = [vc.relabel(p, th_s, th_r) for p in verdict.papers[:n]]
+            papers = papers_of(verdict.papers)  # type: ignore[operator]
             out.append(to_prediction(c["id"], vc.ClaimVerdict(verdict.query, papers)))
         return out
 
-    grid = [(n, a, b) for n in range(1, args.max_papers + 1) for a in (0.5, 0.6, 0.7, 0.8, 0.9)
-            for b in (0.5, 0.6, 0.7, 0.8, 0.9)]
+    def predict(n: int, th_s: float, th_r: float) -> list[dict]:
+        return predict_with(lambda ps: [vc.relabel(p, th_s, th_r) for p in ps[:n]])
+
+    def predict_tiered(n: int, th_s: float, th_r: float, th2: float) -> list[dict]:
+        """The first paper at (th_s, th_r), papers 2..n only where a side clears the stricter th2."""
+        return predict_with(lambda ps: [vc.relabel(p, th_s, th_r) if i == 0 else vc.relabel(p, th2, th2)
+                                        for i, p in enumerate(ps[:n])])
+
+    def predict_strongest(n: int, th_s: float, th_r: float, gamma: float) -> list[dict]:
+        """Of the top n papers, only the one whose side is most probable (less gamma per rank below the first)."""
+        def pick(ps: list) -> list:
+            labelled = [(i, vc.relabel(p, th_s, th_r)) for i, p in enumerate(ps[:n])]
+            sided = [(q.confidence - gamma * i, q) for i, q in labelled if q.label != "NEI"]
+            return [max(sided, key=lambda t: t[0])[1]] if sided else []
+        return predict_with(pick)
+
+    ths = (0.5, 0.6, 0.7, 0.8, 0.9)
+    families = {
+        "top_n": (predict, [(n, a, b) for n in range(1, args.max_papers + 1) for a in ths for b in ths]),
+        "tiered": (predict_tiered, [(n, a, b, t) for n in range(2, args.max_papers + 1) for a in ths for b in ths
+                                    for t in (0.8, 0.9, 0.95, 0.98)]),
+        "strongest": (predict_strongest, [(n, a, b, g) for n in range(2, args.max_papers + 1) for a in ths
+                                          for b in ths for g in (0.0, 0.05, 0.1, 0.2)]),
+    }
     folds = [_fold(str(c["id"])) for c in claims]
-    cv_preds: dict[int, dict] = {}
-    chosen = []
-    for f in range(5):
-        tr = [i for i, g in enumerate(folds) if g != f]
-        te = [i for i, g in enumerate(folds) if g == f]
+    results: dict[str, dict] = {}
+    for fam in args.families:
+        fn, grid = families[fam]
+        memo = {g: fn(*g) for g in grid}  # every setting's predictions for all claims, computed once
+        cv_preds: dict[int, dict] = {}
+        chosen = []
+        for f in range(5):
+            tr = [i for i, g in enumerate(folds) if g != f]
+            te = [i for i, g in enumerate(folds) if g == f]
 
-        def f1(setting: tuple[int, float, float], idx: list[int]) -> float:
-            preds = predict(*setting)
-            return score([claims[i] for i in idx], [preds[i] for i in idx])["abstract_label_only"]["f1"]
+            def f1(setting: tuple, idx: list[int], memo: dict = memo) -> float:
+                preds = memo[setting]
+                return score([claims[i] for i in idx], [preds[i] for i in idx])["abstract_label_only"]["f1"]
 
-        best = max(grid, key=lambda g: f1(g, tr))
-        chosen.append(best)
-        preds = predict(*best)
-        for i in te:
-            cv_preds[i] = preds[i]
-    cv = score(claims, [cv_preds[i] for i in range(len(claims))])
+            best = max(grid, key=lambda g: f1(g, tr))
+            chosen.append(best)
+            for i in te:
+                cv_preds[i] = memo[best][i]
+        cvf = score(claims, [cv_preds[i] for i in range(len(claims))])
+        results[fam] = {"cv_chosen": chosen,
+                        "cv_f1": {k: round(x["f1"], 4) for k, x in cvf.items() if isinstance(x, dict) and "f1" in x}}
+        print(fam, json.dumps(results[fam]), flush=True)
     default = score(claims, predict(3, v.thresholds["supports"], v.thresholds["refutes"]))
     shipped = score(claims, predict(DEFAULT_PAPERS, *PAPER_THRESHOLDS))  # what `evtui verify --claims` uses now
-    r4 = {k: round(x["f1"], 4) for k, x in cv.items() if isinstance(x, dict) and "f1" in x}
     d4 = {k: round(x["f1"], 4) for k, x in default.items() if isinstance(x, dict) and "f1" in x}
     print(json.dumps({"claims": len(claims), "with_evidence": sum(1 for c in claims if c["evidence"]),
-                      "seconds_per_claim": round(per_claim, 3), "cv_chosen": chosen, "cv_f1": r4,
+                      "seconds_per_claim": round(per_claim, 3), "families": results,
                       "default_3_papers_model_thresholds_f1": d4,
                       f"shipped_{DEFAULT_PAPERS}_paper_{PAPER_THRESHOLDS}_f1": {
                           k: round(x["f1"], 4) for k, x in shipped.items() if isinstance(x, dict) and "f1" in x}},
                      indent=1))
+
+
+def _verdict_to_json(v) -> dict:  # type: ignore[no-untyped-def]
+    from dataclasses import asdict
+
+    return {"query": v.query, "notes": v.notes, "papers": [asdict(p) for p in v.papers]}
+
+
+def _verdict_from_json(d: dict):  # type: ignore[no-untyped-def]
+    from evtui.judge import claims as vc
+
+    papers = [vc.PaperVerdict(p["paper_id"], p["title"], p["label"], p["confidence"],
+                              [vc.Rationale(**r) for r in p["rationales"]], [vc.Rationale(**r) for r in p["scored"]])
+              for p in d["papers"]]
+    return vc.ClaimVerdict(d["query"], papers, notes=d["notes"])
+
+
+def cmd_cpu(args: argparse.Namespace) -> None:
+    """The shipped verifier on this CPU: its int8 products (and float ones) on the held-out SciFact calibration pairs,
+    scored with the shipped temperature and thresholds, to compare with model.json's `metrics` (int8 kernels differ
+    between CPUs, e.g. with and without VNNI)."""
+    import train_verifier as tv
+
+    from evtui.verify.adapter import AdapterModel
+    from evtui.verify.model import MODEL_DIR, Verifier
+
+    cal = [e for e in tv.build_examples(args.shared, aug=True) if e["split"] == "cal"]
+    manifest = json.loads((MODEL_DIR / "model.json").read_text())
+    encoder = Verifier()
+    report: dict = {"pairs": len(cal), "recorded": manifest["metrics"]["scifact_cal_insample_thresholds"]}
+    logits = {}
+    for name, int8 in (("int8", True), ("float32", False)):
+        runtime = AdapterModel(MODEL_DIR, manifest, int8_activations=int8)
+        logits[name] = tv.predict_with(runtime, lambda c, t: encoder._encode(c, t), cal)
+        report[name] = tv.evaluate(logits[name], cal, manifest["temperature"], manifest["thresholds"])
+    report["argmax_agreement"] = round(float((logits["int8"].argmax(1) == logits["float32"].argmax(1)).mean()), 3)
+    print(json.dumps(report, indent=1))
 
 
 def cmd_adapter(args: argparse.Namespace) -> None:
@@ -493,11 +565,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     data: dict[str, argparse.ArgumentParser] = {}
-    for name in ("stance", "alpha", "pipeline", "thresholds"):
+    for name in ("stance", "alpha", "pipeline", "thresholds", "cpu"):
         data[name] = sp = sub.add_parser(name)
         sp.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
         sp.add_argument("--home", type=Path, default=None)
     data["pipeline"].add_argument("--max-papers", type=int, default=5)
+    data["pipeline"].add_argument("--cache", type=Path, default=None,
+                                  help="JSON of the verdicts: written on the first run, read on later ones")
+    data["pipeline"].add_argument("--families", nargs="+", default=["top_n"],
+                                  choices=["top_n", "tiered", "strongest"],
+                                  help="paper-selection rules, each with its grid chosen by claim-grouped CV")
     data["thresholds"].add_argument("--refutes-floors", type=float, nargs="+", default=[0.85, 0.90, 0.95],
                                     help="the refutes precision the fitting folds must reach")
     sp = sub.add_parser("adapter", help="fidelity of the compressed adapter to a training run's full model")
@@ -509,7 +586,8 @@ def main() -> None:
     sp.add_argument("--fp32", action="store_true", help="also time the adapter with float32 matrix products")
     sp.add_argument("--old", type=Path, default=None, help="also time a self-contained ONNX verifier folder")
     args = ap.parse_args()
-    {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline}[args.cmd](args)
+    {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline,
+     "cpu": cmd_cpu}[args.cmd](args)
 
 
 if __name__ == "__main__":
