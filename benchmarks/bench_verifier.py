@@ -436,7 +436,7 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
             return [max(sided, key=lambda t: t[0])[1]] if sided else []
         return predict_with(pick)
 
-    ths = (0.5, 0.6, 0.7, 0.8, 0.9)
+    ths = tuple(args.grid)
     families = {
         "top_n": (predict, [(n, a, b) for n in range(1, args.max_papers + 1) for a in ths for b in ths]),
         "tiered": (predict_tiered, [(n, a, b, t) for n in range(2, args.max_papers + 1) for a in ths for b in ths
@@ -575,6 +575,8 @@ def main() -> None:
     data["pipeline"].add_argument("--families", nargs="+", default=["top_n"],
                                   choices=["top_n", "tiered", "strongest"],
                                   help="paper-selection rules, each with its grid chosen by claim-grouped CV")
+    data["pipeline"].add_argument("--grid", type=float, nargs="+", default=[0.5, 0.6, 0.7, 0.8, 0.9],
+                                  help="the paper-level supports / refutes thresholds tried")
     data["thresholds"].add_argument("--refutes-floors", type=float, nargs="+", default=[0.85, 0.90, 0.95],
                                     help="the refutes precision the fitting folds must reach")
     sp = sub.add_parser("adapter", help="fidelity of the compressed adapter to a training run's full model")
