@@ -47,7 +47,7 @@ LABELS = ("supports", "refutes", "neutral")
 ROOT = Path(__file__).resolve().parent.parent
 RESOURCE = ROOT / "evtui" / "resources" / "verifier"
 MAX_LEN = 128
-NEW_VERSION = "evtui-verifier-4"  # the name of the next weights trained (the installed ones: evtui-verifier-3)
+NEW_VERSION = "evtui-verifier-5"  # the name of the next weights trained (the installed ones: evtui-verifier-4)
 
 
 def log(msg: str) -> None:
@@ -439,7 +439,9 @@ def adapter_runtime(folder: Path, int8_activations: bool = True):  # type: ignor
     return AdapterModel(folder, manifest, int8_activations=int8_activations)
 
 
-def predict_with(runtime, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:  # type: ignore[no-untyped-def]
+def predict_with(runtime, enc: Encoder, exs: list[dict], batch: int = 1) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Logits of the served form, one pair per call as evtui.verify.model serves it (its int8 inputs are quantised
+    per call, so a batch would make each pair's logits depend on its batch mates)."""
     out = np.zeros((len(exs), 3), dtype=np.float32)
     claims = [e["claim"] for e in exs]
     texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
@@ -450,7 +452,7 @@ def predict_with(runtime, enc: Encoder, exs: list[dict], batch: int = 64) -> np.
     return out
 
 
-def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 64) -> np.ndarray:
+def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 1) -> np.ndarray:
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -611,7 +613,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compress-only", action="store_true",
                     help="reuse --out's fine-tuned model.safetensors: export the adapter and calibrate, no training")
     ap.add_argument("--calibrate-only", action="store_true",
-                    help="reuse --out's model and held-out logits: refit the temperature and thresholds only")
+                    help="reuse --out's model and held-out logits (computed when absent; an empty --out takes the "
+                         "installed adapter): refit the temperature and thresholds only")
     args = ap.parse_args(argv)
     import torch
 
@@ -631,8 +634,17 @@ def main(argv: list[str] | None = None) -> int:
         f"cal {len(cal)}; Check-COVID dev {len(ccdev)}")
     enc = Encoder(base_dir() / "tokenizer.json")
     if args.calibrate_only:
+        if not any(args.out.glob("*.safetensors")) and not (args.out / "model.int8.onnx").exists():
+            # an empty --out: re-calibrate the installed adapter as evtui serves it now
+            shutil.copy(RESOURCE / "adapter.safetensors", args.out / "adapter.safetensors")
+            installed = json.loads((RESOURCE / "model.json").read_text())
+            (args.out / "base.json").write_text(json.dumps(installed["base"]))
         q8 = args.out / ("adapter.safetensors" if (args.out / "adapter.safetensors").is_file() else "model.int8.onnx")
-        cal_logits, cc_logits = np.load(args.out / "cal_logits.npy"), np.load(args.out / "ccdev_logits.npy")
+        if (args.out / "cal_logits.npy").exists():
+            cal_logits, cc_logits = np.load(args.out / "cal_logits.npy"), np.load(args.out / "ccdev_logits.npy")
+        else:
+            runtime = adapter_runtime(args.out)
+            cal_logits, cc_logits = predict_with(runtime, enc, cal), predict_with(runtime, enc, ccdev)
     else:
         if args.compress_only:  # the fine-tuned weights of an earlier run in --out: export them again
             from safetensors.torch import load_file

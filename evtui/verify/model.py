@@ -25,7 +25,11 @@ from evtui.errors import EvtuiError
 MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "verifier"
 TOKENIZER = Path(__file__).resolve().parent.parent / "resources" / "minilm" / "tokenizer.json"
 LABELS = ("supports", "refutes", "neutral")
-BATCH = 32
+# One (claim, sentence) pair per model call: the int8 products quantise their input with one scale per call
+# (evtui/verify/adapter.py), so in a batch a sentence's probabilities would depend on its batch mates and their
+# padding — 4.5% of stance decisions on the calibration pairs moved with the batch (BENCHMARKS.md, stop 17). One
+# pair per call makes a sentence's verdict the same in the judge, `evtui verify` and the app, at no cost in speed.
+BATCH = 1
 # The same rule as training (scripts/train_verifier.py): the previous sentence is read only when the sentence
 # opens with a word that points back to it.
 _ANAPHOR = re.compile(r"^(?:this|these|those|such|it|they|its|their|both|the latter|the former|here|thus|"
@@ -127,7 +131,7 @@ class Verifier:
         prevs = prevs if prevs is not None else [""] * len(sentences)
         texts = [pair_text(s, p) for s, p in zip(sentences, prevs, strict=True)]
         out = np.zeros((len(texts), 3), dtype=np.float32)
-        order = np.argsort([len(t) for t in texts], kind="stable")  # similar lengths batch with little padding
+        order = np.arange(len(texts))
         for i in range(0, len(order), BATCH):
             b = order[i:i + BATCH]
             ids, am, tt = self._encode([claim] * len(b), [texts[j] for j in b])
