@@ -1,7 +1,8 @@
 """Claim-level verdicts: which papers of the library support a claim, which refute it, which only mention it.
 
 The claim is searched library-wide with `best`; the papers of the top hits are verified one by one: every sentence
-of a short paper (an abstract), the paper's best-ranked sentences for a long one. A paper SUPPORTs (CONTRADICTs) the
+of a short paper (an abstract), the paper's best-ranked sentences for a long one (outside its introduction, which
+recounts other studies). A paper SUPPORTs (CONTRADICTs) the
 claim when one of its sentences clears the verifier's precision threshold for that side; otherwise it is NEI (it
 mentions the topic without evidence either way). Rationales are its sentences that took the paper's side, most
 probable first (SciFact's scorer reads the first three).
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 LABEL_OF = {"supports": "SUPPORT", "refutes": "CONTRADICT"}
 SEARCH_K = 60  # sentences searched library-wide to find the papers
 SHORT_PAPER = 40  # a paper with at most this many sentences is verified whole (abstracts are ~10)
+# A full-text paper's verdict rests on its own findings: its introduction recounts other studies ("curcumin failed to
+# reduce amyloid in the clinical trial [18]" in a paper whose own mice improved), so it never decides the label.
+BACKGROUND_KINDS = frozenset({"introduction"})
 PER_PAPER = 12  # sentences verified in a longer paper: its best-ranked ones for the claim
 MAX_RATIONALES = 3
 
@@ -142,9 +146,10 @@ def verify_claim(library: Library, claim: str, *, papers: int = 5, searcher: Sea
         by_pos = {s.position: s for s in sents}
         body = [s for s in sents if s.section_kind != "title"]
         if len(body) > SHORT_PAPER:
-            within = searcher.search(claim, k=PER_PAPER, paper=pid, method="best")
-            keep = {e.sentence.position for e in within.evidence} | set(hits_by_paper.get(pid, []))
-            body = [s for s in body if s.position in keep]
+            within = searcher.search(claim, k=PER_PAPER + 8, paper=pid, method="best")
+            own = [e.sentence.position for e in within.evidence if e.sentence.section_kind not in BACKGROUND_KINDS]
+            keep = set(own[:PER_PAPER]) | set(hits_by_paper.get(pid, []))
+            body = [s for s in body if s.position in keep and s.section_kind not in BACKGROUND_KINDS]
         prevs = [by_pos[s.position - 1].text if s.position - 1 in by_pos else "" for s in body]
         probs = verifier.probabilities(claim, [s.text for s in body], prevs)
         th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])

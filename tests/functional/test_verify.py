@@ -98,6 +98,40 @@ def test_claim_level_verdicts(scifact_library: Library) -> None:
         assert s["supports"] + s["refutes"] + s["no_evidence"] == len(verdict.papers)
 
 
+def _jats(sections: dict[str, list[str]]) -> str:
+    body = "".join(f"<sec><title>{t}</title><p>{' '.join(ss)}</p></sec>" for t, ss in sections.items())
+    return ("<article><front><article-meta><article-id pub-id-type=\"pmc\">9990001</article-id><title-group>"
+            "<article-title>Curcuminoid particles and memory in APP mice</article-title></title-group>"
+            f"</article-meta></front><body>{body}</body></article>")
+
+
+def test_a_full_text_papers_verdict_ignores_its_introduction(tmp_path: Path) -> None:
+    """Its introduction recounts other studies: in a long paper it never decides the verdict (an abstract-sized
+    paper is verified whole). Sentences adapted from PMC5828200 (CC BY), where the cited trial's failure was read as
+    the paper refuting the claim."""
+    claim = "Curcumin improves memory deficits in Alzheimer's disease mouse models."
+    intro = ["However, curcumin intake failed to reduce the amyloid levels in AD patients in the clinical trial [18].",
+             "Alzheimer's disease is the most prevalent neurodegenerative disorder."]
+    methods = [f"Mice of cohort {i} were housed in groups of four with food and water ad libitum." for i in range(40)]
+    results = ["In the probe trial for memory retention, APP mice given curcumin particles spent significantly longer "
+               "time in the platform region than untreated APP mice."]
+    paper = tmp_path / "PMC9990001.xml"
+    paper.write_text(_jats({"Introduction": intro, "Methods": methods, "Results": results}))
+    with Library(load_config()) as library:
+        library.ingest([paper])
+        (pid,) = [p.id for p in library.store.papers()]
+        kinds = {s.position: s.section_kind for s in library.store.sentences(pid)}
+        verdict = verify_claim(library, claim, paper_ids=[pid], keep_probs=True)
+        (p,) = verdict.papers
+        assert p.scored and not [r for r in p.scored if kinds[r.position] == "introduction"]
+        assert p.label != "CONTRADICT"
+        # the same introduction in a short paper is read whole
+        paper.write_text(_jats({"Introduction": intro, "Results": results}))
+        library.ingest([paper])
+        (p,) = verify_claim(library, claim, paper_ids=[pid], keep_probs=True).papers
+        assert any("clinical trial [18]" in r.text for r in p.scored)
+
+
 def test_verify_cli_json_contract(scifact_library: Library, capsys: pytest.CaptureFixture[str]) -> None:
     scifact_library.close()
     assert main(["verify", "Activation of PPM1D enhances p53 function.", "--papers", "2", "--json"]) == 0
