@@ -20,10 +20,11 @@ from evtui.models import Evidence, ParsedQuery
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.request import Filters
-from evtui.verify.cues import explain, non_significant
+from evtui.verify.cues import explain, non_significant, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-2"  # no prompt: the version of the feature/level mapping (2: stance from the verifier)
+PROMPT_VERSION = "local-3"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+# verifier; 3: the rationale says when a finding may be another study's)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 
 
@@ -61,7 +62,7 @@ class LocalJudge:
         return [j for j in out if j is not None]
 
     def _stances(self, query: ParsedQuery, evidence: list[Evidence]) -> list[StanceProbs]:
-        """The verifier over every sentence at once (one batch), each with its previous sentence as context."""
+        """The verifier over every sentence (one pair per call), each with its previous sentence as context."""
         prevs = self.library.store.previous_texts([e.sentence.id for e in evidence])
         return self.verifier.verify(query.text, [e.sentence.text for e in evidence], prevs)
 
@@ -91,6 +92,8 @@ class LocalJudge:
             cues.append("reports a non-significant result")
         elif f.get("has_pvalue") == 1.0 or f.get("has_stat") == 1.0:
             cues.append("reports statistics")
+        if hearsay := second_hand(e.sentence.text, e.sentence.section_kind):
+            cues.append(hearsay)
         cues.append(why)
         rationale = f"{LEVELS[level].capitalize()}: " + "; ".join(cues) + f"; P(evidence) {p:.2f}."
         # Confidence in the verdict as a whole: the relevance model's certainty, and the stance's when it took one.

@@ -23,6 +23,20 @@ _NONSIG_WORDS = re.compile(r"\b(?:not (?:statistically )?significant(?:ly)?|non-
 _PVALUE = re.compile(r"\bp\s*(?:=|>|≥|>=)\s*(0?\.\d+)", re.I)
 
 
+# A citation of other work: numbered ([18], [37, 39–41]) or author-year ("Smith et al., 2010", "(Smith 2010)").
+_CITES = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][A-Za-z-]+(?: and [A-Z][A-Za-z-]+)?,? (?:19|20)\d\d[a-z]?\)")
+
+
+def second_hand(text: str, section_kind: str) -> str:
+    """Why a finding may be another study's, not the paper's own ("" when nothing says so): the introduction
+    recounts earlier work, and a sentence that cites a reference may report what the cited study found."""
+    if section_kind == "introduction":
+        return "in the introduction: may recount earlier work, check the cited study"
+    if section_kind != "results" and (m := _CITES.search(text)):
+        return f"cites other work ({m.group(0)}): may report another study's finding"
+    return ""
+
+
 def non_significant(text: str) -> bool:
     """True when the sentence reports a non-significant result (and no significant one beside it)."""
     if _NONSIG_WORDS.search(text):

@@ -125,6 +125,14 @@ def test_a_full_text_papers_verdict_ignores_its_introduction(tmp_path: Path) -> 
         (p,) = verdict.papers
         assert p.scored and not [r for r in p.scored if kinds[r.position] == "introduction"]
         assert p.label != "CONTRADICT"
+        # the local judge still shows the introduction's sentence as evidence, saying whose finding it may be
+        s = Searcher(library)
+        parsed = s.parse(claim)
+        res = s.search(parsed, k=5, paper=pid, method="bm25")
+        judged = dict(zip([e.sentence.text for e in res.evidence], LocalJudge(library).judge(parsed, res.evidence),
+                          strict=True))
+        assert "may recount earlier work" in judged[intro[0]].rationale
+        assert "may recount earlier work" not in judged[results[0]].rationale
         # the same introduction in a short paper is read whole
         paper.write_text(_jats({"Introduction": intro, "Results": results}))
         library.ingest([paper])
