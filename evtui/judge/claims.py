@@ -5,7 +5,7 @@ of a short paper (an abstract), the paper's best-ranked sentences for a long one
 recounts other studies). A paper SUPPORTs (CONTRADICTs) the
 claim when one of its sentences clears the verifier's precision threshold for that side; otherwise it is NEI (it
 mentions the topic without evidence either way). Rationales are its sentences that took the paper's side, most
-probable first (SciFact's scorer reads the first three).
+probable first (SciFact's scorer reads the first three), those that cite other work after its own findings.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evtui.verify.cues import second_hand
 from evtui.verify.model import Verifier, default_verifier
 
 if TYPE_CHECKING:
@@ -95,17 +96,19 @@ def paper_label(probs: np.ndarray, th_support: float, th_refute: float) -> tuple
     return "NEI", float(1.0 - max(s, r))
 
 
-def _rationales(label: str, sents: list[Rationale], th_support: float, th_refute: float) -> list[Rationale]:
-    """The paper's sentences on its side that clear that side's threshold, most probable first."""
+def _rationales(label: str, sents: list[Rationale], th_support: float, th_refute: float,
+                second_hand: frozenset[int] = frozenset()) -> list[Rationale]:
+    """The paper's sentences on its side that clear that side's threshold, most probable first — after those of
+    its own findings when some (`second_hand` positions) cite other work."""
     if label == "NEI":
         return []
     if label == "SUPPORT":
         keep = [r for r in sents if r.p_support >= th_support and r.p_support >= r.p_refute]
-        keep.sort(key=lambda r: -r.p_support)
+        keep.sort(key=lambda r: (r.position in second_hand, -r.p_support))
         stance = "supports"
     else:
         keep = [r for r in sents if r.p_refute >= th_refute and r.p_refute > r.p_support]
-        keep.sort(key=lambda r: -r.p_refute)
+        keep.sort(key=lambda r: (r.position in second_hand, -r.p_refute))
         stance = "refutes"
     return [Rationale(r.sentence_id, r.position, r.text, stance, r.p_support, r.p_refute)
             for r in keep[:MAX_RATIONALES]]
@@ -157,6 +160,7 @@ def verify_claim(library: Library, claim: str, *, papers: int = 5, searcher: Sea
         title = (p.title if (p := library.store.paper(pid)) else "")
         scored = [Rationale(s.id, s.position, s.text, verifier.decide(pr), float(pr[0]), float(pr[1]))
                   for s, pr in zip(body, probs, strict=True)]
-        out.append(PaperVerdict(pid, title, label, conf, _rationales(label, scored, th_s, th_r),
+        cited = frozenset(x.position for x in body if second_hand(x.text, x.section_kind))
+        out.append(PaperVerdict(pid, title, label, conf, _rationales(label, scored, th_s, th_r, cited),
                                 scored if keep_probs else []))
     return ClaimVerdict(query=claim, papers=out, model=verifier.version, notes=notes)

@@ -133,6 +133,14 @@ def test_a_full_text_papers_verdict_ignores_its_introduction(tmp_path: Path) -> 
                           strict=True))
         assert "may recount earlier work" in judged[intro[0]].rationale
         assert "may recount earlier work" not in judged[results[0]].rationale
+        # rationales: the paper's own findings before a discussion sentence that cites another study's
+        r_cited = "In another mouse model, curcumin reversed memory deficits in the water maze [38, 40]."
+        paper.write_text(_jats({"Introduction": intro, "Methods": methods, "Results": results,
+                                "Discussion": [r_cited]}))
+        library.ingest([paper])
+        (p,) = verify_claim(library, claim, paper_ids=[pid], keep_probs=True).papers
+        texts = [r.text for r in p.rationales]
+        assert p.label == "SUPPORT" and texts[0] == results[0] and r_cited in texts
         # the same introduction in a short paper is read whole
         paper.write_text(_jats({"Introduction": intro, "Results": results}))
         library.ingest([paper])
