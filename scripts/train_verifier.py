@@ -439,20 +439,15 @@ def adapter_runtime(folder: Path, int8_activations: bool = True):  # type: ignor
     return AdapterModel(folder, manifest, int8_activations=int8_activations)
 
 
-def predict_with(runtime, enc: Encoder, exs: list[dict], batch: int = 1) -> np.ndarray:  # type: ignore[no-untyped-def]
+def predict_with(runtime, enc: Encoder, exs: list[dict]) -> np.ndarray:  # type: ignore[no-untyped-def]
     """Logits of the served form, one pair per call as evtui.verify.model serves it (its int8 inputs are quantised
     per call, so a batch would make each pair's logits depend on its batch mates)."""
-    out = np.zeros((len(exs), 3), dtype=np.float32)
-    claims = [e["claim"] for e in exs]
-    texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
-    order = np.argsort([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
-    for i in range(0, len(order), batch):
-        b = order[i:i + batch]
-        out[b] = runtime.logits(*enc([claims[j] for j in b], [texts[j] for j in b]))
-    return out
+    if not exs:
+        return np.zeros((0, 3), dtype=np.float32)
+    return np.concatenate([runtime.logits(*enc([e["claim"]], [pair_text(e["sentence"], e["prev"])])) for e in exs])
 
 
-def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 1) -> np.ndarray:
+def predict_onnx(path: Path, enc: Encoder, exs: list[dict]) -> np.ndarray:
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -464,7 +459,7 @@ def predict_onnx(path: Path, enc: Encoder, exs: list[dict], batch: int = 1) -> n
         def logits(ids: np.ndarray, am: np.ndarray, tt: np.ndarray) -> np.ndarray:
             return sess.run(None, {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
 
-    return predict_with(Runtime, enc, exs, batch)
+    return predict_with(Runtime, enc, exs)
 
 
 # -- calibration, thresholds, metrics ------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evtui.verify.cues import second_hand
+from evtui.verify.cues import BACKGROUND_KINDS, second_hand
 from evtui.verify.model import Verifier, default_verifier
 
 if TYPE_CHECKING:
@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 LABEL_OF = {"supports": "SUPPORT", "refutes": "CONTRADICT"}
 SEARCH_K = 60  # sentences searched library-wide to find the papers
 SHORT_PAPER = 40  # a paper with at most this many sentences is verified whole (abstracts are ~10)
-# A full-text paper's verdict rests on its own findings: its introduction recounts other studies ("curcumin failed to
-# reduce amyloid in the clinical trial [18]" in a paper whose own mice improved), so it never decides the label.
-BACKGROUND_KINDS = frozenset({"introduction"})
 PER_PAPER = 12  # sentences verified in a longer paper: its best-ranked ones for the claim
 MAX_RATIONALES = 3
 
@@ -149,6 +146,9 @@ def verify_claim(library: Library, claim: str, *, papers: int = 5, searcher: Sea
         by_pos = {s.position: s for s in sents}
         body = [s for s in sents if s.section_kind != "title"]
         if len(body) > SHORT_PAPER:
+            # A full-text paper's verdict rests on its own findings: its introduction recounts other studies
+            # ("curcumin failed to reduce amyloid in the clinical trial [18]" in a paper whose own mice improved), so
+            # it never decides the label. A search filter takes one section kind, so over-fetch and drop them.
             within = searcher.search(claim, k=PER_PAPER + 8, paper=pid, method="best")
             own = [e.sentence.position for e in within.evidence if e.sentence.section_kind not in BACKGROUND_KINDS]
             keep = set(own[:PER_PAPER]) | set(hits_by_paper.get(pid, []))

@@ -27,10 +27,14 @@ _PVALUE = re.compile(r"\bp\s*(?:=|>|≥|>=)\s*(0?\.\d+)", re.I)
 _CITES = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][A-Za-z-]+(?: and [A-Z][A-Za-z-]+)?,? (?:19|20)\d\d[a-z]?\)")
 
 
+# Sections that recount other studies rather than report the paper's own findings.
+BACKGROUND_KINDS = frozenset({"introduction"})
+
+
 def second_hand(text: str, section_kind: str) -> str:
     """Why a finding may be another study's, not the paper's own ("" when nothing says so): the introduction
     recounts earlier work, and a sentence that cites a reference may report what the cited study found."""
-    if section_kind == "introduction":
+    if section_kind in BACKGROUND_KINDS:
         return "in the introduction: may recount earlier work, check the cited study"
     if section_kind != "results" and (m := _CITES.search(text)):
         return f"cites other work ({m.group(0)}): may report another study's finding"

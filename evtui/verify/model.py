@@ -25,11 +25,6 @@ from evtui.errors import EvtuiError
 MODEL_DIR = Path(__file__).resolve().parent.parent / "resources" / "verifier"
 TOKENIZER = Path(__file__).resolve().parent.parent / "resources" / "minilm" / "tokenizer.json"
 LABELS = ("supports", "refutes", "neutral")
-# One (claim, sentence) pair per model call: the int8 products quantise their input with one scale per call
-# (evtui/verify/adapter.py), so in a batch a sentence's probabilities would depend on its batch mates and their
-# padding — 4.5% of stance decisions on the calibration pairs moved with the batch (BENCHMARKS.md, stop 17). One
-# pair per call makes a sentence's verdict the same in the judge, `evtui verify` and the app, at no cost in speed.
-BATCH = 1
 # The same rule as training (scripts/train_verifier.py): the previous sentence is read only when the sentence
 # opens with a word that points back to it.
 _ANAPHOR = re.compile(r"^(?:this|these|those|such|it|they|its|their|both|the latter|the former|here|thus|"
@@ -130,17 +125,14 @@ class Verifier:
             return np.zeros((0, 3), dtype=np.float32)
         prevs = prevs if prevs is not None else [""] * len(sentences)
         texts = [pair_text(s, p) for s, p in zip(sentences, prevs, strict=True)]
-        out = np.zeros((len(texts), 3), dtype=np.float32)
-        order = np.arange(len(texts))
-        for i in range(0, len(order), BATCH):
-            b = order[i:i + BATCH]
-            ids, am, tt = self._encode([claim] * len(b), [texts[j] for j in b])
-            logits = self._logits(ids, am, tt)
-            z = logits / self.temperature
-            z = z - z.max(axis=1, keepdims=True)
-            e = np.exp(z)
-            out[b] = e / e.sum(axis=1, keepdims=True)
-        return out
+        # One (claim, sentence) pair per model call: the int8 products quantise their input with one scale per call
+        # (evtui/verify/adapter.py), so in a batch a sentence's probabilities would depend on its batch mates and
+        # their padding (4.5% of stance decisions on the calibration pairs moved; BENCHMARKS.md "One pair per call").
+        # Alone, a sentence gets the same verdict in the judge, `evtui verify` and the app, at no cost in speed.
+        logits = np.concatenate([self._logits(*self._encode([claim], [t])) for t in texts])
+        z = logits / self.temperature
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
     def decide(self, p: np.ndarray) -> str:
         """A side only when its calibrated probability clears the threshold chosen for precision."""
