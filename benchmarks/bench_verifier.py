@@ -395,6 +395,8 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     if args.cache and args.cache.exists():  # the verdicts of an earlier run (same library, model and claims)
         cached = [_verdict_from_json(d) for d in json.loads(args.cache.read_text())]
+        if {c.model for c in cached} != {v.version}:  # the verdicts of another model would measure that model
+            raise SystemExit(f"{args.cache} holds verdicts of {sorted({c.model for c in cached})}, not {v.version}")
     else:
         lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
         cached = []  # per claim: the verdict of the top MAXP papers with every sentence's probabilities
@@ -481,16 +483,15 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
 def _verdict_to_json(v) -> dict:  # type: ignore[no-untyped-def]
     from dataclasses import asdict
 
-    return {"query": v.query, "notes": v.notes, "papers": [asdict(p) for p in v.papers]}
+    return {"query": v.query, "model": v.model, "notes": v.notes, "papers": [asdict(p) for p in v.papers]}
 
 
 def _verdict_from_json(d: dict):  # type: ignore[no-untyped-def]
     from evtui.judge import claims as vc
 
-    papers = [vc.PaperVerdict(p["paper_id"], p["title"], p["label"], p["confidence"],
-                              [vc.Rationale(**r) for r in p["rationales"]], [vc.Rationale(**r) for r in p["scored"]])
-              for p in d["papers"]]
-    return vc.ClaimVerdict(d["query"], papers, notes=d["notes"])
+    papers = [vc.PaperVerdict(**{**p, "rationales": [vc.Rationale(**r) for r in p["rationales"]],
+                                 "scored": [vc.Rationale(**r) for r in p["scored"]]}) for p in d["papers"]]
+    return vc.ClaimVerdict(d["query"], papers, model=d["model"], notes=d["notes"])
 
 
 def cmd_cpu(args: argparse.Namespace) -> None:
@@ -509,7 +510,7 @@ def cmd_cpu(args: argparse.Namespace) -> None:
     logits = {}
     for name, int8 in (("int8", True), ("float32", False)):
         runtime = AdapterModel(MODEL_DIR, manifest, int8_activations=int8)
-        logits[name] = tv.predict_with(runtime, lambda c, t: encoder._encode(c, t), cal)
+        logits[name] = tv.predict_with(runtime, encoder._encode, cal)
         report[name] = tv.evaluate(logits[name], cal, manifest["temperature"], manifest["thresholds"])
     report["argmax_agreement"] = round(float((logits["int8"].argmax(1) == logits["float32"].argmax(1)).mean()), 3)
     print(json.dumps(report, indent=1))

@@ -76,7 +76,7 @@ def main() -> None:
         y = np.array([tv.LABELS.index(e["label"]) for e in plain])
         gold = y != 2
         for name, data in (("plain", plain), ("expanded", expanded)):
-            logits = tv.predict_with(runtime, lambda c, t: encoder._encode(c, t), data)
+            logits = tv.predict_with(runtime, encoder._encode, data)
             side = np.where(logits[:, 0] >= logits[:, 1], 0, 1)
             ev = tv.evaluate(logits, data, manifest["temperature"], manifest["thresholds"])
             print(json.dumps({"pairs": split, "text": name, "changed": changed, "of": len(plain),
