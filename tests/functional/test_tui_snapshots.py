@@ -53,6 +53,8 @@ async def _searched(pilot: Any) -> None:
     query.value = TRIPLET
     await pilot.press("enter")
     await until(pilot, lambda: app.result is not None)
+    # The automatic verdicts arrive from a worker: a slow machine must not snapshot "judging…" instead
+    await until(pilot, lambda: not app.screen.judge_pending, "the automatic verdicts")
     await pilot.pause(0.3)  # the live parse timer settles
     await pilot.pause()
 
@@ -91,7 +93,8 @@ def test_search_screen(snap_compare: Any, papers_ingested: Path, fixed_clock: No
     async def before(pilot: Any) -> None:
         await _searched(pilot)
         await pilot.press("j")
-        await pilot.pause(0.3)  # the detail pane follows the resting cursor
+        await until(pilot, lambda: pilot.app.screen.detail_row == 1, "the detail pane on row 2")
+        await pilot.pause(0.3)
         _quiet(pilot.app)
         await pilot.pause()
 
@@ -149,7 +152,6 @@ def test_search_80x24(snap_compare: Any, papers_ingested: Path, fixed_clock: Non
     """The smallest supported terminal: no side pane, filters folded away, the sentence column wide."""
     async def before(pilot: Any) -> None:
         await _searched(pilot)
-        await until(pilot, lambda: not pilot.app.screen.judge_pending)  # the automatic verdicts are in
         await pilot.pause(0.2)
         _quiet(pilot.app)
         await pilot.pause()
@@ -161,7 +163,6 @@ def test_search_80x24_detail(snap_compare: Any, papers_ingested: Path, fixed_clo
     """`d` on a narrow terminal: the detail pane over the results (Esc returns)."""
     async def before(pilot: Any) -> None:
         await _searched(pilot)
-        await until(pilot, lambda: not pilot.app.screen.judge_pending)
         await pilot.press("d")
         await pilot.pause(0.3)
         _quiet(pilot.app)
@@ -174,7 +175,6 @@ def test_search_120x40_grouped(snap_compare: Any, papers_ingested: Path, fixed_c
     """120×40 with the side pane, the verdict bar and the rows grouped by paper (`g`)."""
     async def before(pilot: Any) -> None:
         await _searched(pilot)
-        await until(pilot, lambda: not pilot.app.screen.judge_pending)
         await pilot.press("g")
         await pilot.pause(0.3)
         _quiet(pilot.app)

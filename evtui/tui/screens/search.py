@@ -93,6 +93,7 @@ class SearchScreen(EvtuiScreen):
         self.search_k = FIRST_K
         self.judgments: dict[str, Any] = {}
         self.judge_pending: set[str] = set()
+        self.detail_row: int | None = None  # the row the detail pane shows (it follows the cursor once it rests)
         self._chips_text = ""  # the query text the chips were parsed from
         self._parse_timer: Timer | None = None
         self._searching = False
@@ -603,6 +604,7 @@ class SearchScreen(EvtuiScreen):
             ctx = app.searcher.context(e.sentence.id, window=2, paper_id=e.sentence.paper_id, store=app.view.store)
         finally:
             app.db_gate.release()
+        self.detail_row = row
         context, paper = ctx.sentences, ctx.paper
         out = Text()
         if paper is not None:
