@@ -516,6 +516,56 @@ def cmd_cpu(args: argparse.Namespace) -> None:
     print(json.dumps(report, indent=1))
 
 
+def cmd_offtopic(args: argparse.Namespace) -> None:
+    """Findings about something else: each held-out claim (SciFact fold 0, Check-COVID dev) against two gold rationale
+    sentences of other held-out claims' papers, drawn at random (seed 0) and, harder, the two that share most words
+    with the claim (what a search shows beside the real evidence). A side taken on the random ones is wrong; on the
+    nearest ones mostly (another paper's finding may bear on the claim, more often in Check-COVID, all on COVID-19).
+    The held-out pairs of `stance` hold no such pair (their neutrals come from the claim's own abstract). `--model DIR` for another
+    verifier folder (model.json + adapter.safetensors), e.g. an earlier version from git."""
+    import random
+    import re
+
+    import train_verifier as tv
+
+    from evtui.verify.model import Verifier
+
+    exs = tv.build_examples(args.shared, aug=True)
+    verifier = Verifier(args.model) if args.model else Verifier()
+    rng = random.Random(0)
+
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z0-9-]{3,}", text.lower()) if w not in _STOP}
+
+    report: dict = {"model": verifier.manifest["version"]}
+    for split, name in (("cal", "scifact_cal"), ("ccdev", "checkcovid_dev")):
+        gold = [e for e in exs if e["split"] == split and e["kind"] == "gold" and e["label"] != "neutral"]
+        bags = [words(e["sentence"]) for e in gold]
+        for kind in ("random", "nearest"):
+            taken = {"supports": 0, "refutes": 0}
+            pairs = 0
+            for claim, paper in sorted({(e["claim"], e["paper"]) for e in gold}):
+                others = [i for i, g in enumerate(gold) if g["paper"] != paper and g["claim"] != claim]
+                if kind == "random":
+                    picked = rng.sample(others, 2)
+                else:  # the two most word-overlapping findings of other papers: what a search brings up beside it
+                    cw = words(claim)
+                    picked = sorted(others, key=lambda i: -len(cw & bags[i]) / (len(cw | bags[i]) or 1))[:2]
+                for i in picked:
+                    e = gold[i]
+                    stance = verifier.decide(verifier.probabilities(claim, [e["sentence"]], [e["prev"]])[0])
+                    pairs += 1
+                    if stance in taken:
+                        taken[stance] += 1
+            report[f"{name}_{kind}"] = {"pairs": pairs, **taken,
+                                        "given_a_side": round(sum(taken.values()) / pairs, 3)}
+    print(json.dumps(report, indent=1))
+
+
+_STOP = set("the and for with that this from were was are has have had not but its their than into between after "
+            "among also which these those been being more less all can may our both such other".split())
+
+
 def cmd_adapter(args: argparse.Namespace) -> None:
     """How faithful the shipped adapter form is to a full fine-tune, per rank and storage: compress the run's
     model.safetensors, run it as evtui loads it, and compare with the run's own held-out logits."""
@@ -566,7 +616,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     data: dict[str, argparse.ArgumentParser] = {}
-    for name in ("stance", "alpha", "pipeline", "thresholds", "cpu"):
+    for name in ("stance", "alpha", "pipeline", "thresholds", "cpu", "offtopic"):
         data[name] = sp = sub.add_parser(name)
         sp.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
         sp.add_argument("--home", type=Path, default=None)
@@ -578,6 +628,7 @@ def main() -> None:
                                   help="paper-selection rules, each with its grid chosen by claim-grouped CV")
     data["pipeline"].add_argument("--grid", type=float, nargs="+", default=[0.5, 0.6, 0.7, 0.8, 0.9],
                                   help="the paper-level supports / refutes thresholds tried")
+    data["offtopic"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
     data["thresholds"].add_argument("--refutes-floors", type=float, nargs="+", default=[0.85, 0.90, 0.95],
                                     help="the refutes precision the fitting folds must reach")
     sp = sub.add_parser("adapter", help="fidelity of the compressed adapter to a training run's full model")
@@ -590,7 +641,7 @@ def main() -> None:
     sp.add_argument("--old", type=Path, default=None, help="also time a self-contained ONNX verifier folder")
     args = ap.parse_args()
     {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline,
-     "cpu": cmd_cpu}[args.cmd](args)
+     "cpu": cmd_cpu, "offtopic": cmd_offtopic}[args.cmd](args)
 
 
 if __name__ == "__main__":

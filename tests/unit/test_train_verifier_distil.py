@@ -1,0 +1,85 @@
+"""Distilling a teacher into the verifier (scripts/train_verifier.py): the unlabelled pool comes from training papers
+only, the weights' change travels back from a GPU machine in small files and is rebuilt exactly, and the thresholds
+take the side a model can read well even when the other side never reaches its precision floor."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import train_verifier as tv  # noqa: E402
+from test_train_verifier_examples import shared  # noqa: E402, F401 - the tiny SciFact + Check-COVID layout
+
+
+def test_pool_holds_training_papers_only_and_no_labelled_pair(shared: Path) -> None:  # noqa: F811
+    exs = tv.build_examples(shared, aug=True)
+    pool = tv.build_pool(shared, exs)
+    assert pool and all(e["split"] == "pool" and e["label"] == "pool" for e in pool)
+    held_out = {e["paper"] for e in exs if e["split"] == "cal"}
+    assert held_out and not held_out & {e["paper"] for e in pool}  # the calibration fold is never distilled on
+    train_claims = {e["claim"] for e in exs if e["split"] == "train"}
+    labelled = {(e["claim"], e["sentence"]) for e in exs}
+    assert not labelled & {(e["claim"], e["sentence"]) for e in pool}
+    for e in pool:
+        if e["kind"] == "pool-all":
+            assert e["claim"] in train_claims
+    flips = [e for e in pool if e["kind"] == "pool-flip"]  # a refuting claim flipped, with its rationale
+    assert flips and all(e["claim_id"].endswith("-flip") and e["position"] == 0 for e in flips)
+    assert {e["source"] for e in pool} == {"scifact", "checkcovid"}
+    assert tv.build_pool(shared, exs) == pool  # deterministic: the teacher's logits are matched to it by row
+
+
+def test_deltas_round_trip_in_small_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    rng = np.random.default_rng(0)
+    base = {"encoder.layer.0.w": rng.normal(size=(64, 64)).astype(np.float32),
+            "encoder.layer.1.w": rng.normal(size=(64, 64)).astype(np.float32),
+            "embeddings.word": rng.normal(size=(100, 64)).astype(np.float32)}
+    folder = tmp_path / "base"
+    folder.mkdir()
+    save_file(base, str(folder / "model.safetensors"))
+    monkeypatch.setattr(tv, "BASE_DIR", folder)
+    tuned = {"bert." + k: v.copy() for k, v in base.items()}
+    tuned["bert.encoder.layer.1.w"] += 0.01 * rng.normal(size=(64, 64)).astype(np.float32)
+    tuned["bert.encoder.layer.0.w"] -= 0.02
+    tuned["classifier.weight"] = rng.normal(size=(3, 64)).astype(np.float32)  # new: not in the base
+    out = tmp_path / "run"
+    out.mkdir()
+    tv.write_deltas(tuned, out, limit=20_000)  # one 64x64 float32 matrix is 16 KB: two never share a file
+    files = sorted(out.glob("delta-*.safetensors"))
+    assert len(files) == 2
+    assert all(sum(v.nbytes for v in load_file(str(f)).values()) <= 20_000 for f in files)
+    sent = {k for f in files for k in load_file(str(f))}
+    assert "bert.embeddings.word" not in sent  # frozen: nothing to send
+    tv.write_from_deltas(out)
+    rebuilt = load_file(str(out / "model.safetensors"))
+    assert set(rebuilt) == set(tuned)
+    for k, v in tuned.items():
+        np.testing.assert_allclose(rebuilt[k], v, atol=1e-6)
+
+
+def test_a_side_below_its_floor_is_never_taken_while_the_other_still_is() -> None:
+    rng = np.random.default_rng(0)
+    n = 200
+    y = np.array([0] * 80 + [1] * 40 + [2] * 80)
+    p = np.full((n, 3), 0.1)
+    p[:80, 0] = rng.uniform(0.6, 0.95, 80)  # supporting rationales read confidently and correctly
+    p[80:120, 0] = rng.uniform(0.5, 0.7, 40)  # refuting ones read as supports, weaker
+    p[80:100, 1] = 0.9  # half of them confidently refuted ...
+    p[100:120, 1] = 0.3
+    p[:40, 1] = 0.92  # ... but as many supporting ones "refuted" as confidently: no refutes threshold is safe
+    p[:40, 0] = 0.05
+    p[120:, 2] = 0.9
+    p = p / p.sum(1, keepdims=True)
+    th = tv.choose_thresholds(p, y)
+    assert th["refutes"] == 0.99  # never taken: its precision floor is out of reach
+    assert th["supports"] < 0.99  # the side the model reads well is still taken
+    pred = tv.decide(p, th)
+    gold = y != 2
+    taken = pred[gold] == 0
+    assert taken.sum() >= 10 and np.mean(y[gold][taken] == 0) >= 0.9
