@@ -236,6 +236,39 @@ def build_examples(shared: Path, aug: bool, seed: int = 0, symmetric: bool = Fal
     return out
 
 
+_STOP = set("the and for with that this from were was are has have had not but its their than into between after "
+            "among also which these those been being more less all can may our both such other".split())
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9-]{3,}", text.lower()) if w not in _STOP}
+
+
+def nearest_findings(claim: str, paper: str, gold: list[dict], k: int = 2) -> list[dict]:
+    """The k gold rationales of other papers (and other claims) that share most words with the claim (Jaccard): the
+    findings about something else that a search shows beside the real evidence."""
+    cw = content_words(claim)
+    others: dict[str, dict] = {}
+    for g in gold:  # each finding once
+        if g["paper"] != paper and g["claim"] != claim:
+            others.setdefault(g["sentence"], g)
+    return sorted(others.values(),
+                  key=lambda g: -len(cw & (b := content_words(g["sentence"]))) / (len(cw | b) or 1))[:k]
+
+
+def add_near_negatives(exs: list[dict], k: int) -> list[dict]:
+    """Each training claim with the k nearest findings of other training papers, as neutral pairs (`--near-negatives`):
+    a result about another treatment or outcome must not read as support. Never from the held-out splits."""
+    gold = [e for e in exs if e["split"] == "train" and e["kind"] == "gold" and e["label"] != "neutral"]
+    out = list(exs)
+    own = {(e["claim"], e["sentence"]) for e in exs}  # never a pair already labelled (the same text in two papers)
+    for claim, paper, cid, source in sorted({(e["claim"], e["paper"], e["claim_id"], e["source"]) for e in gold}):
+        pool = [x for x in gold if x["source"] == source and (claim, x["sentence"]) not in own]
+        for g in nearest_findings(claim, paper, pool, k):
+            out.append({**g, "claim": claim, "label": "neutral", "kind": "near", "claim_id": cid, "paper": paper})
+    return out
+
+
 def build_pool(shared: Path, exs: list[dict]) -> list[dict]:
     """Unlabelled pairs for distilling a teacher (scripts/train_verifier_teacher.py), from the training split only:
     each SciFact training claim with every sentence of its papers and its flip with their rationales, each Check-COVID
@@ -749,6 +782,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-seed", type=int, default=0,
                     help="which non-rationale sentences become neutral pairs (the pool and the teacher's logits follow "
                          "from them); --seed varies the training run alone")
+    ap.add_argument("--near-negatives", type=int, default=0,
+                    help="pair each training claim with its K nearest findings of other papers as neutral")
     ap.add_argument("--no-aug", dest="aug", action="store_false")
     ap.add_argument("--symmetric-flips", action="store_true",
                     help="flip refuting claims to supports too, and Check-COVID's claims both ways")
@@ -799,6 +834,9 @@ def main(argv: list[str] | None = None) -> int:
     with gzip.open(args.out / "examples.jsonl.gz", "wt") as fh:
         for e in exs:
             fh.write(json.dumps(e) + "\n")
+    base_exs = exs  # what the pool was built beside (the teacher's logits match it)
+    if args.near_negatives:
+        exs = add_near_negatives(exs, args.near_negatives)
     tr = [e for e in exs if e["split"] == "train"]
     cal = [e for e in exs if e["split"] == "cal"]
     ccdev = [e for e in exs if e["split"] == "ccdev"]
@@ -811,7 +849,7 @@ def main(argv: list[str] | None = None) -> int:
             with gzip.open(args.teacher / "pool.jsonl.gz", "rt") as fh:
                 pool = [json.loads(x) for x in fh]
         else:  # rebuilt from --shared: build_pool is deterministic, so the rows match the teacher's logits
-            pool = build_pool(args.shared, exs)
+            pool = build_pool(args.shared, base_exs)
         teacher_logits = np.load(args.teacher / "pool_logits.npy")
         summary = json.loads((args.teacher / "summary.json").read_text())
         if len(teacher_logits) != len(pool) or pool_digest(pool) != summary.get("pool_sha256", pool_digest(pool)):

@@ -83,3 +83,32 @@ def test_a_side_below_its_floor_is_never_taken_while_the_other_still_is() -> Non
     gold = y != 2
     taken = pred[gold] == 0
     assert taken.sum() >= 10 and np.mean(y[gold][taken] == 0) >= 0.9
+
+
+def test_near_negatives_pair_training_claims_with_other_papers_findings() -> None:
+    def gold(claim: str, paper: str, sentence: str, split: str = "train") -> dict:
+        return {"claim": claim, "sentence": sentence, "prev": "", "title": "", "label": "supports", "paper": paper,
+                "source": "scifact", "split": split, "kind": "gold", "claim_id": claim, "position": 0}
+
+    exs = [gold("Aspirin reduces colorectal cancer", "p1", "Aspirin lowered colorectal cancer incidence."),
+           gold("Statins lower cholesterol", "p2", "Statins lowered cholesterol in adults."),
+           gold("Aspirin improves cancer survival", "p3", "Aspirin lowered colorectal cancer incidence."),
+           gold("Masks reduce transmission", "p4", "Masks lowered transmission.", split="cal")]
+    out = tv.add_near_negatives(exs, 1)
+    assert out[: len(exs)] == exs
+    near = out[len(exs):]
+    assert all(e["kind"] == "near" and e["label"] == "neutral" and e["split"] == "train" for e in near)
+    assert {(e["claim"], e["sentence"]) for e in near} == {
+        ("Aspirin reduces colorectal cancer", "Statins lowered cholesterol in adults."),  # p3's text is its own
+        ("Statins lower cholesterol", "Aspirin lowered colorectal cancer incidence."),
+        ("Aspirin improves cancer survival", "Statins lowered cholesterol in adults.")}
+    assert all(e["sentence"] != "Masks lowered transmission." for e in near)  # the held-out split is never used
+
+
+def test_nearest_findings_rank_by_shared_words() -> None:
+    gold = [{"claim": "c1", "paper": "p1", "sentence": "Aspirin lowered colorectal cancer incidence."},
+            {"claim": "c2", "paper": "p2", "sentence": "Statins lowered cholesterol in adults."},
+            {"claim": "c3", "paper": "p3", "sentence": "Aspirin use and colorectal cancer survival improved."},
+            {"claim": "c4", "paper": "p4", "sentence": "Aspirin use and colorectal cancer survival improved."}]
+    got = tv.nearest_findings("Aspirin improves colorectal cancer survival", "p9", gold, k=2)
+    assert [g["paper"] for g in got] == ["p3", "p1"]  # the repeated finding once, then the next nearest
