@@ -473,7 +473,9 @@ def test_a_silent_server_is_given_up_on(server: FaultServer) -> None:
                      concurrency=1)
     out = judge.judge(query, evidence)
     calls = len(server.chat_requests())
-    assert calls == TIMEOUTS_IN_A_ROW  # 8 items x 4 attempts before
+    # given up after TIMEOUTS_IN_A_ROW timed-out calls, not 8 items x 4 attempts; on a loaded machine a call can time
+    # out before the server has logged its request, so the server may count fewer
+    assert 1 <= calls <= TIMEOUTS_IN_A_ROW
     assert all(j.status == "skipped" and "server not answering" in (j.error or "") for j in out[1:])
 
 
