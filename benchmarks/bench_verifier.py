@@ -521,10 +521,9 @@ def cmd_offtopic(args: argparse.Namespace) -> None:
     sentences of other held-out claims' papers, drawn at random (seed 0) and, harder, the two that share most words
     with the claim (what a search shows beside the real evidence). A side taken on the random ones is wrong; on the
     nearest ones mostly (another paper's finding may bear on the claim, more often in Check-COVID, all on COVID-19).
-    The held-out pairs of `stance` hold no such pair (their neutrals come from the claim's own abstract). `--model DIR` for another
-    verifier folder (model.json + adapter.safetensors), e.g. an earlier version from git."""
+    The held-out pairs of `stance` hold no such pair (their neutrals come from the claim's own abstract).
+    `--model DIR`: another verifier folder (model.json + adapter.safetensors), e.g. an earlier version from git."""
     import random
-    import re
 
     import train_verifier as tv
 
@@ -533,26 +532,18 @@ def cmd_offtopic(args: argparse.Namespace) -> None:
     exs = tv.build_examples(args.shared, aug=True)
     verifier = Verifier(args.model) if args.model else Verifier()
     rng = random.Random(0)
-
-    def words(text: str) -> set[str]:
-        return {w for w in re.findall(r"[a-z0-9-]{3,}", text.lower()) if w not in _STOP}
-
     report: dict = {"model": verifier.manifest["version"]}
     for split, name in (("cal", "scifact_cal"), ("ccdev", "checkcovid_dev")):
         gold = [e for e in exs if e["split"] == split and e["kind"] == "gold" and e["label"] != "neutral"]
-        bags = [words(e["sentence"]) for e in gold]
         for kind in ("random", "nearest"):
             taken = {"supports": 0, "refutes": 0}
             pairs = 0
             for claim, paper in sorted({(e["claim"], e["paper"]) for e in gold}):
-                others = [i for i, g in enumerate(gold) if g["paper"] != paper and g["claim"] != claim]
                 if kind == "random":
-                    picked = rng.sample(others, 2)
-                else:  # the two most word-overlapping findings of other papers: what a search brings up beside it
-                    cw = words(claim)
-                    picked = sorted(others, key=lambda i: -len(cw & bags[i]) / (len(cw | bags[i]) or 1))[:2]
-                for i in picked:
-                    e = gold[i]
+                    picked = rng.sample([g for g in gold if g["paper"] != paper and g["claim"] != claim], 2)
+                else:  # the same nearest findings that train_verifier --near-negatives mines for training claims
+                    picked = tv.nearest_findings(claim, paper, gold, 2)
+                for e in picked:
                     stance = verifier.decide(verifier.probabilities(claim, [e["sentence"]], [e["prev"]])[0])
                     pairs += 1
                     if stance in taken:
@@ -560,10 +551,6 @@ def cmd_offtopic(args: argparse.Namespace) -> None:
             report[f"{name}_{kind}"] = {"pairs": pairs, **taken,
                                         "given_a_side": round(sum(taken.values()) / pairs, 3)}
     print(json.dumps(report, indent=1))
-
-
-_STOP = set("the and for with that this from were was are has have had not but its their than into between after "
-            "among also which these those been being more less all can may our both such other".split())
 
 
 def cmd_adapter(args: argparse.Namespace) -> None:

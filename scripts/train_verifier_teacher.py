@@ -30,11 +30,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from train_verifier import pool_digest  # noqa: E402  (scripts/ is on the path of a script run from it)
+from train_verifier import LABELS, class_weights, pool_digest, warmup_linear  # noqa: E402  (scripts/ is on the path)
 
 from evtui.verify.model import pair_text  # noqa: E402
-
-LABELS = ("supports", "refutes", "neutral")
 
 
 def log(msg: str) -> None:
@@ -91,13 +89,9 @@ def train_run(base: Path, train: list[dict], lr: float, epochs: int, seed: int, 
     model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=3,
                                                                torch_dtype=torch.float32).to(dev)
     y = np.array([LABELS.index(e["label"]) for e in train])
-    weight = torch.tensor(len(y) / (3 * np.maximum(np.bincount(y, minlength=3), 1)), dtype=torch.float32,
-                          device=dev)  # the same class weights as train_verifier
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    total = math.ceil(len(train) / batch) * epochs
-    warm = max(1, int(0.06 * total))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / warm if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    weight = torch.tensor(class_weights(y), dtype=torch.float32, device=dev)  # the same weights and schedule as
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)  # train_verifier's
+    sched = warmup_linear(opt, math.ceil(len(train) / batch) * epochs)
     rng = np.random.default_rng(seed)
     model.train()
     for _ in range(epochs):
