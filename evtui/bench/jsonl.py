@@ -19,9 +19,12 @@ def read_json_lines(path: Path, what: str, check: Callable[[Any, str], None]) ->
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
-                obj = json.loads(line)
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:  # its own position is within the line: name the file's line
+                    raise EvtuiError(f"cannot read {what} {path}: line {lineno} is not JSON ({exc.msg})") from exc
                 check(obj, f"{path} line {lineno}")
                 rows.append(obj)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise EvtuiError(f"cannot read {what} {path}: {exc}") from exc
     return rows
