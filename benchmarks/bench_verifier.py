@@ -867,9 +867,15 @@ def main() -> None:
     sp.add_argument("--fp32", action="store_true", help="also time the adapter with float32 matrix products")
     sp.add_argument("--old", type=Path, default=None, help="also time a self-contained ONNX verifier folder")
     args = ap.parse_args()
-    {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter, "alpha": cmd_alpha, "pipeline": cmd_pipeline,
-     "cpu": cmd_cpu, "offtopic": cmd_offtopic, "gate": cmd_gate,
-     "paper-side": cmd_paper_side}[args.cmd](args)
+    from evtui.errors import EvtuiError
+
+    try:
+        run = {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter,
+               "alpha": cmd_alpha, "pipeline": cmd_pipeline, "cpu": cmd_cpu, "offtopic": cmd_offtopic,
+               "gate": cmd_gate, "paper-side": cmd_paper_side}[args.cmd]
+        run(args)
+    except EvtuiError as exc:  # a missing model folder, an unreadable corpus: one line, not a traceback
+        raise SystemExit(f"bench_verifier {args.cmd}: {exc}") from None
 
 
 if __name__ == "__main__":
