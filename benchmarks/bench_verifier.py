@@ -168,13 +168,11 @@ def cmd_stance(args: argparse.Namespace) -> None:
 def collect_stance(library, items: list, k: int = 10, verifier=None) -> list[dict]:  # type: ignore[no-untyped-def]
     """As run_stance, but each judged sentence's probabilities: rows of (claim, gold label or None, P(support),
     P(refute), relevance level > 0); a gold rationale outside the top k is a row with no probabilities (a miss)."""
-    from evtui.judge.service import make_judge
+    from evtui.judge.local import LocalJudge
     from evtui.search import Searcher
 
     searcher = Searcher(library)
-    judge = make_judge(library, "local")  # called directly: a cached verdict would carry no probabilities
-    if verifier is not None:
-        judge.verifier = verifier  # type: ignore[attr-defined]
+    judge = LocalJudge(library, verifier=verifier)  # called directly: a cached verdict would carry no probabilities
     seen: list = []
     inner = judge._stances  # type: ignore[attr-defined]
 
@@ -217,8 +215,14 @@ def decide(row: dict, th_s: float, th_r: float) -> str:
 
 def at(rows: list[dict], th_s: float, th_r: float) -> dict:
     """The target's measure on gold rationales, and how often a judged non-rationale sentence is given a side."""
-    out = stance_scores([(r["gold"], decide(r, th_s, th_r)) for r in rows if r["gold"]])
-    other = [decide(r, th_s, th_r) for r in rows if not r["gold"] and r["ps"] is not None]
+    return scored(rows, lend_paper_side(rows, th_s, th_r))
+
+
+def scored(rows: list[dict], dec: list[str]) -> dict:
+    """`stance_scores` of the decisions on gold rationales, and the share of judged non-rationale sentences given a
+    side."""
+    out = stance_scores([(r["gold"], d) for r, d in zip(rows, dec, strict=True) if r["gold"]])
+    other = [d for r, d in zip(rows, dec, strict=True) if not r["gold"] and r["ps"] is not None]
     out["side_on_non_rationale"] = round(sum(x != "neutral" for x in other) / max(1, len(other)), 3)
     return out
 
@@ -226,63 +230,83 @@ def at(rows: list[dict], th_s: float, th_r: float) -> dict:
 GRID = [round(x, 2) for x in np.arange(0.30, 0.96, 0.01)]
 
 
-def choose(rows: list[dict], min_refutes: float = 0.85, min_supports: float = 0.90) -> tuple[float, float]:
-    """The thresholds with the best macro-F1 on gold rationales whose refutes and supports precision clear the
-    floors (the issue's precision target; no cap on sides given to other sentences)."""
-    best: tuple[float, float, float] | None = None
+def best_setting(rows: list[dict], settings: list[tuple], min_refutes: float = 0.85,
+                 min_supports: float = 0.90) -> tuple:
+    """Of `settings` (`lend_paper_side`'s arguments after the rows), the one with the best macro-F1 on gold rationales
+    whose refutes and supports precision clear the floors (the issue's precision target; no cap on sides given to
+    other sentences); (0.95, 0.95) when none does."""
     gold = [r for r in rows if r["gold"]]
-    for th_s in GRID:
-        for th_r in GRID:
-            m = stance_scores([(r["gold"], decide(r, th_s, th_r)) for r in gold])
-            if m["refutes"]["precision"] < min_refutes or m["supports"]["precision"] < min_supports:
-                continue
-            if best is None or m["macro_f1"] > best[0]:
-                best = (m["macro_f1"], th_s, th_r)
-    return (best[1], best[2]) if best else (0.95, 0.95)
+    best: tuple[float, tuple] | None = None
+    for st in settings:
+        # thresholds alone decide each sentence by itself: the gold rows suffice (~10x fewer)
+        use = gold if len(st) < 3 or st[2] is None else rows
+        m = stance_scores([(r["gold"], d) for r, d in zip(use, lend_paper_side(use, *st), strict=True) if r["gold"]])
+        if m["refutes"]["precision"] < min_refutes or m["supports"]["precision"] < min_supports:
+            continue
+        if best is None or m["macro_f1"] > best[0]:
+            best = (m["macro_f1"], st)
+    return best[1] if best else (0.95, 0.95)
+
+
+def choose(rows: list[dict], min_refutes: float = 0.85, min_supports: float = 0.90) -> tuple[float, float]:
+    """The thresholds alone, chosen by `best_setting` over GRID."""
+    return best_setting(rows, [(a, b) for a in GRID for b in GRID], min_refutes, min_supports)  # type: ignore[return-value]
+
+
+def cv_settings(sf: list[dict], cc: list[dict], settings: list[tuple], min_refutes: float = 0.85) -> dict:
+    """A setting chosen on four claim-grouped folds of the SciFact fold and scored on the fifth; chosen on the whole
+    fold, applied unchanged to Check-COVID dev."""
+    folds = {c: int(hashlib.md5(c.encode()).hexdigest(), 16) % 5 for c in sorted({r["claim"] for r in sf})}
+    held: list[dict] = []
+    dec: list[str] = []
+    chosen = []
+    for f in range(5):
+        st = best_setting([r for r in sf if folds[r["claim"]] != f], settings, min_refutes)
+        chosen.append(st)
+        te = [r for r in sf if folds[r["claim"]] == f]
+        held += te
+        dec += lend_paper_side(te, *st)
+    st_all = best_setting(sf, settings, min_refutes)
+    return {"per_fold": chosen, "scifact_fold0_cv": scored(held, dec), "on_all_of_fold0": st_all,
+            "checkcovid_dev": scored(cc, lend_paper_side(cc, *st_all))}
+
+
+def collect_both(shared: Path, home: Path, verifier=None) -> tuple[list[dict], list[dict]]:  # type: ignore[no-untyped-def]
+    """`collect_stance` rows of the SciFact fold and of Check-COVID dev."""
+    from evtui.bench.driver import bench_library
+
+    lib = bench_library("scifact", shared / "scifact" / "corpus.jsonl", home)
+    try:
+        sf = collect_stance(lib, scifact_items(shared), verifier=verifier)
+    finally:
+        lib.close()
+    corpus = shared / "check-covid" / "corpus.json"
+    lib = bench_library("checkcovid", corpus, home)
+    try:
+        cc = collect_stance(lib, map_checkcovid(checkcovid_items(shared), corpus, lib), verifier=verifier)
+    finally:
+        lib.close()
+    return sf, cc
 
 
 def cmd_thresholds(args: argparse.Namespace) -> None:
     """A lever: thresholds chosen for the target's measure alone (precision floors on gold rationales, no cap on
     sides given to other sentences), by claim-grouped 5-fold CV on the SciFact fold, then applied unchanged to
     Check-COVID dev; against the shipped thresholds."""
-    from evtui.bench.driver import bench_library
     from evtui.verify.model import default_verifier
 
-    home = args.home or _home()
-    lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
-    try:
-        sf = collect_stance(lib, scifact_items(args.shared))
-    finally:
-        lib.close()
-    corpus = args.shared / "check-covid" / "corpus.json"
-    lib = bench_library("checkcovid", corpus, home)
-    try:
-        cc = collect_stance(lib, map_checkcovid(checkcovid_items(args.shared), corpus, lib))
-    finally:
-        lib.close()
+    sf, cc = collect_both(args.shared, args.home or _home())
     shipped = default_verifier().thresholds
     report: dict = {"shipped": {"thresholds": shipped, "scifact_fold0": at(sf, shipped["supports"], shipped["refutes"]),
                                 "checkcovid_dev": at(cc, shipped["supports"], shipped["refutes"])}}
-    claims = sorted({r["claim"] for r in sf})
-    folds = {c: int(hashlib.md5(c.encode()).hexdigest(), 16) % 5 for c in claims}
+    plain = [(a, b) for a in GRID for b in GRID]
     for floor in args.refutes_floors:  # the refutes precision asked of the fitting folds
-        held: list[dict] = []
-        chosen = []
-        for f in range(5):
-            th = choose([r for r in sf if folds[r["claim"]] != f], min_refutes=floor)
-            chosen.append(th)
-            held += [{**r, "th": th} for r in sf if folds[r["claim"]] == f]
-        cv_pairs = [(r["gold"], decide(r, *r["th"])) for r in held if r["gold"]]
-        other = [decide(r, *r["th"]) for r in held if not r["gold"] and r["ps"] is not None]
-        cv = stance_scores(cv_pairs)
-        cv["side_on_non_rationale"] = round(sum(x != "neutral" for x in other) / max(1, len(other)), 3)
-        th_all = choose(sf, min_refutes=floor)
-        report[f"precision_floors_only@refutes>={floor}"] = {
-            "per_fold": chosen, "scifact_fold0_cv": cv, "on_all_of_fold0": th_all, "checkcovid_dev": at(cc, *th_all)}
+        report[f"precision_floors_only@refutes>={floor}"] = cv_settings(sf, cc, plain, floor)
     print(json.dumps(report, indent=1))
 
 
-def lend_paper_side(rows: list[dict], th_s: float, th_r: float, tau: float | None, mode: str = "lean") -> list[str]:
+def lend_paper_side(rows: list[dict], th_s: float, th_r: float, tau: float | None = None,
+                    mode: str = "lean") -> list[str]:
     """`decide` per row, then a lever: within one (claim, paper), a judged neutral sentence that bears on the claim
     (relevant, P(support) + P(refute) >= tau) takes the side of the paper's most probable sided sentence; "lean":
     only when its own more probable side is that one; "unanimous": only when the paper's sided sentences agree; any
@@ -308,58 +332,20 @@ def lend_paper_side(rows: list[dict], th_s: float, th_r: float, tau: float | Non
     return dec
 
 
-def _scored(rows: list[dict], dec: list[str]) -> dict:
-    out = stance_scores([(r["gold"], d) for r, d in zip(rows, dec, strict=True) if r["gold"]])
-    other = [d for r, d in zip(rows, dec, strict=True) if not r["gold"] and r["ps"] is not None]
-    out["side_on_non_rationale"] = round(sum(x != "neutral" for x in other) / max(1, len(other)), 3)
-    return out
-
-
 def cmd_paper_side(args: argparse.Namespace) -> None:
     """A lever on the judge: a sentence takes its paper's side (`lend_paper_side`). Thresholds alone, and thresholds
-    with (tau, mode), each chosen on four claim-grouped folds of the SciFact fold under the issue's precision floors
-    (refutes >= 0.85, supports >= 0.90) and scored on the fifth; chosen on the whole fold, applied to Check-COVID dev."""
-    from evtui.bench.driver import bench_library
+    with (tau, mode), each chosen by `cv_settings` under the issue's precision floors (refutes >= 0.85, supports >=
+    0.90)."""
     from evtui.verify.model import Verifier
 
-    home = args.home or _home()
     verifier = Verifier(args.model) if args.model else Verifier()
-    lib = bench_library("scifact", args.shared / "scifact" / "corpus.jsonl", home)
-    try:
-        sf = collect_stance(lib, scifact_items(args.shared), verifier=verifier)
-    finally:
-        lib.close()
-    corpus = args.shared / "check-covid" / "corpus.json"
-    lib = bench_library("checkcovid", corpus, home)
-    try:
-        cc = collect_stance(lib, map_checkcovid(checkcovid_items(args.shared), corpus, lib), verifier=verifier)
-    finally:
-        lib.close()
+    sf, cc = collect_both(args.shared, args.home or _home(), verifier)
     grid = [round(x, 2) for x in np.arange(0.40, 0.96, 0.05)]
-    plain = [(a, b, None, "") for a in grid for b in grid]
+    plain = [(a, b) for a in grid for b in grid]
     lent = plain + [(a, b, t, m) for a in grid for b in grid for t in (0.3, 0.5, 0.7) for m in ("lean", "unanimous")]
-
-    def best_on(rows: list[dict], settings: list) -> tuple:
-        ok = []
-        for st in settings:
-            m = _scored(rows, lend_paper_side(rows, *st))
-            if m["refutes"]["precision"] >= 0.85 and m["supports"]["precision"] >= 0.90:
-                ok.append((m["macro_f1"], st))
-        return max(ok, key=lambda x: x[0])[1] if ok else (0.95, 0.95, None, "")
-
-    folds = {c: int(hashlib.md5(c.encode()).hexdigest(), 16) % 5 for c in sorted({r["claim"] for r in sf})}
     report: dict = {"model": verifier.version}
     for name, settings in (("thresholds_only", plain), ("paper_side", lent)):
-        held: list[tuple[dict, str]] = []
-        chosen = []
-        for f in range(5):
-            st = best_on([r for r in sf if folds[r["claim"]] != f], settings)
-            chosen.append(st)
-            te = [r for r in sf if folds[r["claim"]] == f]
-            held += list(zip(te, lend_paper_side(te, *st), strict=True))
-        st_all = best_on(sf, settings)
-        report[name] = {"per_fold": chosen, "scifact_fold0_cv": _scored([r for r, _ in held], [d for _, d in held]),
-                        "on_all_of_fold0": st_all, "checkcovid_dev": _scored(cc, lend_paper_side(cc, *st_all))}
+        report[name] = cv_settings(sf, cc, settings)
         print(name, json.dumps(report[name]), flush=True)
     print(json.dumps(report, indent=1))
 
@@ -758,15 +744,18 @@ def demo_verdicts(home: Path, verifiers: dict) -> list[dict]:  # type: ignore[ty
     try:
         searcher = Searcher(lib)
         for claim in DEMO_CLAIMS:
-            labels: dict[str, dict[str, str]] = {}
+            labels: dict[str, dict[str, str]] = {}  # paper -> model -> label
+            shown: dict[str, dict[str, str]] = {}  # paper -> model -> label, confidence and first rationale
             lines = {}
             for name, v in verifiers.items():
                 verdict = verify_claim(lib, claim, papers=5, searcher=searcher, verifier=v)
                 lines[name] = verdict.summary_line()
                 for p in verdict.papers:
-                    why = f"{p.label} {p.confidence:.2f}" + (f": {p.rationales[0].text[:120]}" if p.rationales else "")
-                    labels.setdefault(f"{p.paper_id} {p.title[:60]}", {})[name] = why
-            changed = {k: v for k, v in labels.items() if len({x.split(" ", 1)[0] for x in v.values()}) > 1}
+                    key = f"{p.paper_id} {p.title[:60]}"
+                    labels.setdefault(key, {})[name] = p.label
+                    shown.setdefault(key, {})[name] = f"{p.label} {p.confidence:.2f}" + (
+                        f": {p.rationales[0].text[:120]}" if p.rationales else "")
+            changed = {k: shown[k] for k, v in labels.items() if len(set(v.values())) > 1}
             out.append({"claim": claim, "summary": lines, "papers_that_changed": changed})
     finally:
         lib.close()

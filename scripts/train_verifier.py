@@ -147,17 +147,33 @@ def _ex(claim: str, sents: list[str], i: int, title: str, label: str, paper: str
 _OPPOSITE = {"supports": "refutes", "refutes": "supports"}
 
 
+def scifact_corpus(shared: Path) -> dict[str, tuple[str, list[str]]]:
+    """SciFact doc id -> (title, abstract sentences)."""
+    corpus = {}
+    with (shared / "scifact" / "corpus.jsonl").open() as fh:
+        for line in fh:
+            d = json.loads(line)
+            corpus[str(d["doc_id"])] = (d["title"], d["abstract"])
+    return corpus
+
+
+def checkcovid_corpus(shared: Path) -> dict[str, tuple[str, list[str]]]:
+    """Check-COVID cord id -> (title, abstract sentences)."""
+    corpus = {}
+    with (shared / "check-covid" / "corpus.json").open() as fh:
+        for line in fh:
+            d = json.loads(line)
+            corpus[d["cord_id"]] = (d["title"], d["abstract"])
+    return corpus
+
+
 def build_examples(shared: Path, aug: bool, seed: int = 0, symmetric: bool = False) -> list[dict]:
     """`symmetric`: flips go both ways and cover Check-COVID too (a refuting claim flipped is paired as supports), so
     "the claim has a negation in it" is never by itself a sign of "refutes" (with SUPPORT flips only, it is)."""
     rng = random.Random(seed)
     out: list[dict] = []
     # SciFact
-    corpus = {}
-    with (shared / "scifact" / "corpus.jsonl").open() as fh:
-        for line in fh:
-            d = json.loads(line)
-            corpus[str(d["doc_id"])] = (d["title"], d["abstract"])
+    corpus = scifact_corpus(shared)
     claims = [json.loads(x) for x in (shared / "scifact" / "claims_train.jsonl").open()]
     uf = UnionFind()
     for c in claims:
@@ -199,10 +215,7 @@ def build_examples(shared: Path, aug: bool, seed: int = 0, symmetric: bool = Fal
                 for i in rng.sample(range(len(sents)), min(1, len(sents))):
                     out.append(_ex(claim, sents, i, title, "neutral", f"scifact:{doc}", "scifact", split, "nei", cid))
     # Check-COVID
-    cc_corpus = {}
-    for line in (shared / "check-covid" / "corpus.json").open():
-        d = json.loads(line)
-        cc_corpus[d["cord_id"]] = (d["title"], d["abstract"])
+    cc_corpus = checkcovid_corpus(shared)
     lab_map = {"SUPPORT": "supports", "REFUTE": "refutes", "NOTENOUGHINFO": "neutral"}
     for split, sub in (("train", "train/covidCheck_train_composed+extracted.json"),
                        ("ccdev", "dev/covidCheck_dev_composed+extracted.json")):
@@ -285,11 +298,7 @@ def build_pool(shared: Path, exs: list[dict]) -> list[dict]:
             seen.add((e["claim"], e["sentence"]))
             pool.append(e)
 
-    corpus = {}
-    with (shared / "scifact" / "corpus.jsonl").open() as fh:
-        for line in fh:
-            d = json.loads(line)
-            corpus[str(d["doc_id"])] = (d["title"], d["abstract"])
+    corpus = scifact_corpus(shared)
     train_ids = {e["claim_id"] for e in exs if e["split"] == "train" and e["source"] == "scifact"}
     for line in (shared / "scifact" / "claims_train.jsonl").open():
         c = json.loads(line)
@@ -308,10 +317,7 @@ def build_pool(shared: Path, exs: list[dict]) -> list[dict]:
                     for i in ev["sentences"]:
                         if i < len(sents):
                             add(flipped, sents, i, title, f"scifact:{d}", "scifact", "pool-flip", cid + "-flip")
-    cc = {}
-    for line in (shared / "check-covid" / "corpus.json").open():
-        d = json.loads(line)
-        cc[d["cord_id"]] = (d["title"], d["abstract"])
+    cc = checkcovid_corpus(shared)
     for line in (shared / "check-covid" / "train/covidCheck_train_composed+extracted.json").open():
         r = json.loads(line)
         if r["cord_id"] not in cc:
