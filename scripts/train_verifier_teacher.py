@@ -30,13 +30,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from train_verifier import LABELS, class_weights, pool_digest, warmup_linear  # noqa: E402  (scripts/ is on the path)
+from train_verifier import LABELS, class_weights, log, pool_digest, warmup_linear  # noqa: E402  (scripts/ is on the path)
 
 from evtui.verify.model import pair_text  # noqa: E402
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
 def read(path: Path) -> list[dict]:
