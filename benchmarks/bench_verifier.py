@@ -633,6 +633,35 @@ def cmd_offtopic(args: argparse.Namespace) -> None:
     print(json.dumps(offtopic_report(args.shared, Verifier(args.model) if args.model else Verifier()), indent=1))
 
 
+PROBES = ROOT / "benchmarks" / "data" / "direction_probes.jsonl"
+
+
+def cmd_probes(args: argparse.Namespace) -> None:
+    """The direction of a result in its plainest wording: 50 hand-written (claim, sentence) pairs whose side no reader
+    would dispute ("associated with a lower risk of colorectal cancer" supports "Aspirin reduces the risk of
+    colorectal cancer"; "no effect" refutes a claimed effect, as SciFact labels it). Written for stop 20, after a
+    candidate that passed every other rule read that aspirin sentence as refuting. Not a benchmark: a floor."""
+    from evtui.verify.model import Verifier
+
+    print(json.dumps(probes_report(Verifier(args.model) if args.model else Verifier()), indent=1))
+
+
+def probes_report(verifier) -> dict:  # type: ignore[no-untyped-def]
+    """Sides taken on the direction probes, right and wrong, and how often the likelier side is the right one."""
+    rows = [json.loads(x) for x in PROBES.open()]
+    out = {"model": verifier.manifest["version"], "pairs": len(rows), "sides": 0, "wrong_sides": 0, "leans_right": 0,
+           "wrong": []}
+    for r in rows:
+        (v,) = verifier.verify(r["claim"], [r["sentence"]])
+        out["leans_right"] += ("supports" if v.p_support > v.p_refute else "refutes") == r["label"]
+        if v.stance != "neutral":
+            out["sides"] += 1
+            if v.stance != r["label"]:
+                out["wrong_sides"] += 1
+                out["wrong"].append(f"{v.stance} {max(v.p_support, v.p_refute):.2f}: {r['sentence']}")
+    return out
+
+
 def offtopic_report(shared: Path, verifier) -> dict:  # type: ignore[no-untyped-def]
     """`offtopic`'s figures for one verifier: per split and draw, the pairs and the sides given."""
     import random
@@ -698,6 +727,9 @@ def release_checks(shipped: dict, candidate: dict) -> dict:
     rule("SciFact pipeline label-only F1 (claim-grouped CV)", now >= was - GATE_TOLERANCE, was, now,
          f"not below the shipped by more than {GATE_TOLERANCE}")
     gained.append(now - was)
+    if "probes" in shipped and "probes" in candidate:  # gate reports from before stop 20 have none
+        was, now = shipped["probes"]["wrong_sides"], candidate["probes"]["wrong_sides"]
+        rule("wrong sides on the direction probes", now <= was, was, now, "not more than the shipped model's")
     rule("improves a target's figure", max(gained) >= GATE_GAIN, 0.0, round(max(gained), 4),
          f"stance macro-F1 or pipeline F1 up by >= {GATE_GAIN}")
     return {"ship": all(c["ok"] for c in checks), "checks": checks}
@@ -728,6 +760,7 @@ def gate_report(shared: Path, home: Path, verifier, max_papers: int = 1) -> dict
     finally:
         lib.close()
     report["offtopic"] = offtopic_report(shared, verifier)
+    report["probes"] = probes_report(verifier)
     return report
 
 
@@ -828,7 +861,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     data: dict[str, argparse.ArgumentParser] = {}
-    for name in ("stance", "alpha", "pipeline", "thresholds", "cpu", "offtopic", "gate", "paper-side"):
+    for name in ("stance", "alpha", "pipeline", "thresholds", "cpu", "offtopic", "gate", "paper-side", "probes"):
         data[name] = sp = sub.add_parser(name)
         sp.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
         sp.add_argument("--home", type=Path, default=None)
@@ -841,6 +874,7 @@ def main() -> None:
     data["pipeline"].add_argument("--grid", type=float, nargs="+", default=[0.5, 0.6, 0.7, 0.8, 0.9],
                                   help="the paper-level supports / refutes thresholds tried")
     data["offtopic"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
+    data["probes"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
     data["gate"].add_argument("--model", type=Path, required=True, help="the candidate verifier folder")
     data["paper-side"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
     data["gate"].add_argument("--demo-home", type=Path, default=None,
@@ -861,7 +895,7 @@ def main() -> None:
     try:
         run = {"stance": cmd_stance, "thresholds": cmd_thresholds, "speed": cmd_speed, "adapter": cmd_adapter,
                "alpha": cmd_alpha, "pipeline": cmd_pipeline, "cpu": cmd_cpu, "offtopic": cmd_offtopic,
-               "gate": cmd_gate, "paper-side": cmd_paper_side}[args.cmd]
+               "gate": cmd_gate, "paper-side": cmd_paper_side, "probes": cmd_probes}[args.cmd]
         run(args)
     except EvtuiError as exc:  # a missing model folder, an unreadable corpus: one line, not a traceback
         raise SystemExit(f"bench_verifier {args.cmd}: {exc}") from None

@@ -32,8 +32,14 @@ student can be retrained without one (~70 min on 2 cores, 2.5 min on an H100). M
     python scripts/train_verifier.py --teacher scripts/verifier_teacher --seed 1 --adapter-rank 32 --out /tmp/v5
 
 On a GPU machine without ../shared or the MiniLM package: `--examples` (an earlier run's examples.jsonl.gz),
-`--base-dir` (the MiniLM folder) and `--train-only` (writes the weights' change as delta-*.safetensors, < 16 MB each);
-then here `--compress-only --out` that folder makes the adapter and calibrates it.
+`--base-dir` (the MiniLM folder) and `--train-only` (writes the weights' change as delta-*.safetensors, < 16 MB each;
+`--delta-rank 64`: ~5 MB as low-rank factors, so eight runs come back from one call); then here `--compress-only --out`
+that folder makes the adapter and calibrates it.
+
+The teacher trained with near-topic findings (scripts/verifier_teacher_near, stop 20) labelled a larger pool: rebuild
+it with `--pool-near 4`. `--ensemble DIR...` joins calibrated students into one verifier that averages their logits
+(model.json `members`), calibrated again. Measured, not shipped (BENCHMARKS.md "Near-topic findings from the teacher"):
+two such students misread plain wording that the shipped model reads right (`bench_verifier.py probes`).
 
 A CUDA GPU is used when torch sees one. Writes to --out: examples.jsonl.gz, pool.jsonl.gz, adapter.safetensors,
 base.json, model.json, metrics.json (cal_logits.npy and ccdev_logits.npy: the held-out logits calibrated on).
@@ -284,11 +290,14 @@ def add_near_negatives(exs: list[dict], k: int) -> list[dict]:
     return out
 
 
-def build_pool(shared: Path, exs: list[dict]) -> list[dict]:
+def build_pool(shared: Path, exs: list[dict], near: int = 0) -> list[dict]:
     """Unlabelled pairs for distilling a teacher (scripts/train_verifier_teacher.py), from the training split only:
     each SciFact training claim with every sentence of its papers and its flip with their rationales, each Check-COVID
     training claim with every sentence of its abstract and its flip with the evidence; pairs already in `exs` left out.
-    Never the calibration fold's papers (its claims are split "cal") nor Check-COVID dev."""
+    Never the calibration fold's papers (its claims are split "cal") nor Check-COVID dev.
+
+    `near` > 0 (`--pool-near`) adds each training claim's `near` nearest findings of other training papers (the pairs
+    `--near-negatives` would call neutral), for the teacher to read instead: some of them do bear on the claim."""
     pool: list[dict] = []
     seen = {(e["claim"], e["sentence"]) for e in exs}
 
@@ -331,6 +340,11 @@ def build_pool(shared: Path, exs: list[dict]) -> list[dict]:
             for ev in r["evidence_set"]:
                 if ev["sent_index"] < len(sents):
                     add(flipped, sents, ev["sent_index"], title, paper, "checkcovid", "pool-flip", cid + "-flip")
+    if near:
+        for e in add_near_negatives(exs, near)[len(exs):]:
+            if (e["claim"], e["sentence"]) not in seen:
+                seen.add((e["claim"], e["sentence"]))
+                pool.append({**e, "label": "pool", "split": "pool", "kind": "pool-near"})
     return pool
 
 
@@ -555,9 +569,13 @@ def _base_state() -> dict[str, np.ndarray]:
     return {"bert." + k: v.astype(np.float32) for k, v in load_file(str(base_dir() / "model.safetensors")).items()}
 
 
-def write_deltas(state: dict[str, np.ndarray], out: Path, limit: float = 15e6) -> None:
+def write_deltas(state: dict[str, np.ndarray], out: Path, limit: float = 15e6, rank: int = 0) -> None:
     """The fine-tuned weights (`state`, as the model saves them) minus the base (float32, only the tensors training
-    changed), in files under `limit` bytes: a GPU machine sends back at most 16 MB a file, a whole MiniLM is 90 MB."""
+    changed), in files under `limit` bytes: a GPU machine sends back at most 16 MB a file, a whole MiniLM is 90 MB.
+
+    `rank` > 0 (`--delta-rank`): each adapted matrix's change as two rank-`rank` float16 factors (`.U`, `.V`), ~4 MB
+    a model, so that several runs come back from one call (at most 64 MB). The adapter keeps rank <= `rank` of each
+    change (truncated SVD), so a rank >= the adapter's loses nothing it would keep."""
     from safetensors.numpy import save_file
 
     base = _base_state()
@@ -568,6 +586,13 @@ def write_deltas(state: dict[str, np.ndarray], out: Path, limit: float = 15e6) -
         delta = new - base[k] if k in base else new
         if k in base and not delta.any():
             continue  # frozen
+        if rank and k.endswith(".weight") and any(f".{a}." in k for a in ADAPTED) and delta.ndim == 2:
+            u, sv, vt = np.linalg.svd(delta, full_matrices=False)
+            root = np.sqrt(sv[:rank])
+            for name, f in ((".U", u[:, :rank] * root), (".V", root[:, None] * vt[:rank])):
+                files[-1][k + name] = np.ascontiguousarray(f.astype(np.float16))
+                size += f.size * 2
+            continue
         if size + delta.nbytes > limit and files[-1]:
             files.append({})
             size = 0.0
@@ -583,7 +608,12 @@ def write_from_deltas(folder: Path) -> None:
 
     state = _base_state()
     for path in sorted(folder.glob("delta-*.safetensors")):
-        for k, d in load_file(str(path)).items():
+        parts = load_file(str(path))
+        for k, d in parts.items():
+            if k.endswith(".V"):
+                continue
+            if k.endswith(".U"):  # a low-rank change (--delta-rank)
+                k, d = k[:-2], parts[k].astype(np.float32) @ parts[k[:-2] + ".V"].astype(np.float32)
             state[k] = state[k] + d if k in state else d
     save_file({k: np.ascontiguousarray(v) for k, v in state.items() if "position_ids" not in k},
               str(folder / "model.safetensors"))
@@ -702,9 +732,11 @@ def choose_thresholds(p: np.ndarray, y: np.ndarray, refute_precision: float = 0.
     """The lowest thresholds (most sides taken) for which, on held-out pairs: among gold rationale sentences, a
     "refutes" is right ≥ 85% and a "supports" ≥ 90% of the time (the measure a user sees: which side a piece of
     evidence is on), and at most 15% of non-evidence sentences get a side at all. Refutes is the stricter floor
-    because a wrong "refutes" costs the most. When no threshold reaches a floor, that side is never taken (0.99)."""
+    because a wrong "refutes" costs the most. When no threshold reaches a floor, that side is never taken (0.99).
+    No threshold is below one half: the app shows the side's probability, and a side it calls less likely than not
+    (a two-member ensemble chose 0.40 for "supports") gave sides to papers about something else in a real library."""
     gold = y != 2
-    grid = np.round(np.arange(0.40, 1.00, 0.01), 2)  # 0.99: that side is never taken, and needs no floor
+    grid = np.round(np.arange(0.50, 1.00, 0.01), 2)  # 0.99: that side is never taken, and needs no floor
     best: dict[str, float] = {"supports": 0.99, "refutes": 0.99}
     for ts in grid:
         for tr in grid:
@@ -790,6 +822,68 @@ def keep_provenance(manifest: dict, digest: str, keep_version: bool = True) -> d
             "command": f"{training}; adapter, temperature and thresholds: {manifest['command']}"}
 
 
+def ensemble(members: list[Path], out: Path, version: str, command: str) -> dict:
+    """One verifier from several students' adapters (`--ensemble`): evtui averages their logits pair by pair, so
+    the mean of the logits each member's calibration run saved (cal_logits.npy, ccdev_logits.npy: the served form,
+    one pair per call) is exactly what it will serve; the temperature and thresholds are fitted to that mean by the
+    same rule as one model's. Each member keeps its own training record; all must sit over the same base."""
+    out.mkdir(parents=True, exist_ok=True)
+    specs, records, cal_logits, cc_logits = [], [], [], []
+    base: dict | None = None
+    for i, folder in enumerate(members):
+        m = json.loads((folder / "model.json").read_text())
+        if "adapter" not in m:
+            sys.exit(f"{folder} holds no adapter (train it with --adapter-rank > 0)")
+        if base is not None and m["base"] != base:
+            sys.exit(f"{folder}'s adapter sits over another base than {members[0]}'s")
+        base = m["base"]
+        name = f"adapter-{i}.safetensors"
+        shutil.copy(folder / m["adapter"]["file"], out / name)
+        specs.append({**m["adapter"], "file": name})
+        records.append({"seed": m["hyperparameters"]["seed"], "command": m["command"],
+                        "metrics": m["metrics"], "distillation": m.get("distillation")})
+        cal_logits.append(np.load(folder / "cal_logits.npy"))
+        cc_logits.append(np.load(folder / "ccdev_logits.npy"))
+    exs = [json.loads(x) for x in gzip.open(members[0] / "examples.jsonl.gz", "rt")]
+    cal = [e for e in exs if e["split"] == "cal"]
+    ccdev = [e for e in exs if e["split"] == "ccdev"]
+    cal_z, cc_z = np.mean(cal_logits, axis=0), np.mean(cc_logits, axis=0)
+    y_cal = np.array([LABELS.index(e["label"]) for e in cal])
+    t = fit_temperature(cal_z, y_cal)
+    th = choose_thresholds(softmax(cal_z, t), y_cal)
+    metrics = {"temperature": t, "thresholds": th, "scifact_cal_crossfit": cross_fit(cal_z, cal, t),
+               "scifact_cal_insample_thresholds": evaluate(cal_z, cal, t, th),
+               "checkcovid_dev": evaluate(cc_z, ccdev, t, th)}
+    first = json.loads((members[0] / "model.json").read_text())
+    manifest = {"version": version, "members": specs, "base": base,
+                **{k: first[k] for k in ("labels", "max_len", "input", "trained_from", "training_data")},
+                "temperature": t, "thresholds": th, "combine": "mean of the members' logits, then the temperature",
+                "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},
+                "member_training": records, "metrics": metrics, "trained": time.strftime("%Y-%m-%d"),
+                "command": command}
+    np.save(out / "cal_logits.npy", cal_z)
+    np.save(out / "ccdev_logits.npy", cc_z)
+    (out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
+    shutil.copy(members[0] / "examples.jsonl.gz", out / "examples.jsonl.gz")
+    log(json.dumps(metrics, indent=1))
+    return manifest
+
+
+def install(folder: Path) -> None:
+    """Replace the shipped verifier with the one in `folder`: its model.json and the files it names, nothing else."""
+    manifest = json.loads((folder / "model.json").read_text())
+    files = [m["file"] for m in manifest.get("members", [])] or [manifest.get("adapter", manifest)["file"]]
+    RESOURCE.mkdir(parents=True, exist_ok=True)
+    for old in RESOURCE.glob("*"):
+        if old.name not in files and old.name != "model.json" and old.suffix in (".safetensors", ".onnx"):
+            old.unlink()
+    for name in files:
+        shutil.copy(folder / name, RESOURCE / name)
+    shutil.copy(folder / "model.json", RESOURCE / "model.json")
+    log(f"installed into {RESOURCE}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "datasets")
@@ -832,10 +926,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train-only", action="store_true",
                     help="fine-tune and write the weights' change as delta-*.safetensors (each < 16 MB, what a GPU "
                          "machine sends back) and stop; --compress-only takes them")
+    ap.add_argument("--delta-rank", type=int, default=0,
+                    help="with --train-only: each adapted matrix's change as rank-R float16 factors (~4 MB a run at "
+                         "R=64) instead of float32 in full")
+    ap.add_argument("--pool-near", type=int, default=0,
+                    help="the pool written to --out also holds each training claim's K nearest findings of other "
+                         "training papers, for a teacher to label")
     ap.add_argument("--calibrate-only", action="store_true",
                     help="reuse --out's model and held-out logits (computed when absent; an empty --out takes the "
                          "installed adapter): refit the temperature and thresholds only")
+    ap.add_argument("--ensemble", type=Path, nargs="+", default=None,
+                    help="no training: join these calibrated students (each an --out with an adapter) into one "
+                         "verifier whose logits are their mean, calibrated again, in --out")
     args = ap.parse_args(argv)
+    if args.ensemble:
+        ensemble(args.ensemble, args.out, args.version or NEW_VERSION, this_command(argv))
+        if args.install:
+            install(args.out)
+        return 0
     import torch
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -849,7 +957,7 @@ def main(argv: list[str] | None = None) -> int:
             exs = [json.loads(x) for x in fh]
     else:
         exs = build_examples(args.shared, args.aug, args.data_seed, args.symmetric_flips)
-        fresh_pool = build_pool(args.shared, exs)
+        fresh_pool = build_pool(args.shared, exs, near=args.pool_near)
         with gzip.open(args.out / "pool.jsonl.gz", "wt") as fh:  # for a teacher to label (--teacher)
             for e in fresh_pool:
                 fh.write(json.dumps(e) + "\n")
@@ -871,7 +979,7 @@ def main(argv: list[str] | None = None) -> int:
             with gzip.open(args.teacher / "pool.jsonl.gz", "rt") as fh:
                 pool = [json.loads(x) for x in fh]
         else:  # from --shared (built above unless --examples): deterministic, so its rows match the logits
-            pool = fresh_pool if fresh_pool is not None else build_pool(args.shared, base_exs)
+            pool = fresh_pool if fresh_pool is not None else build_pool(args.shared, base_exs, near=args.pool_near)
         teacher_logits = np.load(args.teacher / "pool_logits.npy")
         summary = json.loads((args.teacher / "summary.json").read_text())
         digest = pool_digest(pool)
@@ -913,7 +1021,8 @@ def main(argv: list[str] | None = None) -> int:
                                                "init": None})
                 model = train(tr, enc, stage2, model=model, soft=soft)
             if args.train_only:
-                write_deltas({k: v.detach().float().numpy() for k, v in model.state_dict().items()}, args.out)
+                write_deltas({k: v.detach().float().numpy() for k, v in model.state_dict().items()}, args.out,
+                             rank=args.delta_rank)
                 (args.out / "command.txt").write_text(this_command(argv) + "\n")  # model.json's record, later
                 log(f"fine-tuned in {time.perf_counter() - t_start:.0f} s; deltas in {args.out}")
                 return 0
@@ -989,12 +1098,7 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")
     (args.out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     if args.install:
-        RESOURCE.mkdir(parents=True, exist_ok=True)
-        shutil.copy(q8, RESOURCE / q8.name)
-        stale = RESOURCE / ("model.int8.onnx" if q8.name == "adapter.safetensors" else "adapter.safetensors")
-        stale.unlink(missing_ok=True)
-        shutil.copy(args.out / "model.json", RESOURCE / "model.json")
-        log(f"installed into {RESOURCE}")
+        install(args.out)
     log(f"done in {time.perf_counter() - t_start:.0f} s")
     return 0
 

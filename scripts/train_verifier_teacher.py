@@ -15,6 +15,11 @@ but an mpnet run takes hours.
 
 Writes --out/logits.npz (`<run>/cal`, `<run>/ccdev`, `<run>/pool`) and --out/summary.json (side accuracy and 3-way
 accuracy per run and for the mean of each base's runs).
+
+`--near-negatives K` trains on each training claim's K nearest findings of other papers as neutral too (stop 20's
+teacher, scripts/verifier_teacher_near); `--extra FILE` writes each run's logits on a diagnostic set of pairs; runs
+started as parallel processes (one --out each; 4 mpnet runs share an H100 well) are joined by `--merge DIR... --pool
+POOL --out DIR`, as if one process had made them.
 """
 
 from __future__ import annotations
@@ -30,7 +35,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from train_verifier import LABELS, class_weights, log, pool_digest, warmup_linear  # noqa: E402  (scripts/ is on the path)
+from train_verifier import (  # noqa: E402  (scripts/ is on the path)
+    LABELS,
+    add_near_negatives,
+    class_weights,
+    log,
+    pool_digest,
+    warmup_linear,
+)
 
 from evtui.verify.model import pair_text  # noqa: E402
 
@@ -105,25 +117,41 @@ def train_run(base: Path, train: list[dict], lr: float, epochs: int, seed: int, 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--examples", type=Path, required=True, help="train_verifier's examples.jsonl.gz")
+    ap.add_argument("--examples", type=Path, default=None, help="train_verifier's examples.jsonl.gz (not with --merge)")
     ap.add_argument("--pool", type=Path, default=None, help="unlabelled pairs to write the teacher's logits on")
-    ap.add_argument("--base", action="append", required=True, help="NAME=DIR of a Hugging Face encoder")
-    ap.add_argument("--runs", required=True, help="comma-separated NAME:LR:EPOCHS:SEED")
+    ap.add_argument("--base", action="append", help="NAME=DIR of a Hugging Face encoder")
+    ap.add_argument("--runs", default="", help="comma-separated NAME:LR:EPOCHS:SEED")
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--max-len", type=int, default=128)
     ap.add_argument("--distil-from", default="mpnet",
                     help="the base whose runs' mean logits on the pool are written as pool_logits.npy")
+    ap.add_argument("--near-negatives", type=int, default=0,
+                    help="train on each training claim's K nearest findings of other papers as neutral too")
+    ap.add_argument("--extra", type=Path, default=None,
+                    help="more pairs (jsonl.gz) to write each run's logits on as `<run>/extra`: a diagnostic set")
+    ap.add_argument("--merge", type=Path, nargs="+", default=None,
+                    help="no training: join the --out folders of runs made in parallel into --out")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.merge:
+        return merge(args.merge, args.out, args.distil_from, read(args.pool) if args.pool else [],
+                     "python scripts/train_verifier_teacher.py " + " ".join(sys.argv[1:] if argv is None else argv))
+    if not (args.examples and args.base and args.runs):
+        ap.error("--examples, --base and --runs are needed to train")
     bases = dict(b.split("=", 1) for b in args.base)
     exs = read(args.examples)
+    if args.near_negatives:
+        exs = add_near_negatives(exs, args.near_negatives)
     pool = read(args.pool) if args.pool else []
+    extra = read(args.extra) if args.extra else []
     train = [e for e in exs if e["split"] == "train"]
     held = {s: [e for e in exs if e["split"] == s] for s in ("cal", "ccdev")}
     ys = {s: np.array([LABELS.index(e["label"]) for e in v]) for s, v in held.items()}
     arrays: dict[str, np.ndarray] = {}
     summary: dict[str, dict] = {}
+    for s, y in ys.items():  # for --merge
+        np.save(args.out / f"y_{s}.npy", y)
     for run in args.runs.split(","):
         name, lr, epochs, seed = run.split(":")
         t0 = time.perf_counter()
@@ -136,30 +164,52 @@ def main(argv: list[str] | None = None) -> int:
             row[f"{s}_acc3"] = round(float(np.mean(z.argmax(1) == ys[s])), 3)
         if pool:
             arrays[f"{run}/pool"] = predict(model, tok, pool, args.max_len, dev)
+        if extra:
+            arrays[f"{run}/extra"] = predict(model, tok, extra, args.max_len, dev)
         summary[run] = row
         log(f"{run}: {row}")
         del model
         np.savez_compressed(args.out / "logits.npz", **arrays)  # after each run: a run cut off loses only itself
-    for name in bases:  # the ensemble of a base's runs (mean logits)
-        runs = [r for r in summary if r.split(":")[0] == name]
+    return finish(arrays, summary, ys, args.out, args.distil_from, pool,
+                  "python scripts/train_verifier_teacher.py " + " ".join(sys.argv[1:] if argv is None else argv))
+
+
+def finish(arrays: dict[str, np.ndarray], summary: dict, ys: dict[str, np.ndarray], out: Path, distil_from: str,
+           pool: list[dict], command: str) -> int:
+    """The mean of each base's runs, logits.npz, and (with a pool) the folder train_verifier.py --teacher reads."""
+    for name in sorted({r.split(":")[0] for r in summary}):
+        runs = [r for r in summary if r.split(":")[0] == name and ":mean of" not in r]
         if len(runs) > 1:
             row = {}
-            for s in held:
+            for s in ys:
                 z = np.mean([arrays[f"{r}/{s}"] for r in runs], axis=0)
                 row[f"{s}_side"] = round(side_accuracy(z, ys[s]), 3)
                 row[f"{s}_acc3"] = round(float(np.mean(z.argmax(1) == ys[s])), 3)
             summary[f"{name}:mean of {len(runs)}"] = row
-    np.savez_compressed(args.out / "logits.npz", **arrays)
-    teachers = [r for r in summary if r.split(":")[0] == args.distil_from and f"{r}/pool" in arrays]
+    np.savez_compressed(out / "logits.npz", **arrays)
+    teachers = [r for r in summary if r.split(":")[0] == distil_from and f"{r}/pool" in arrays]
     if teachers:  # with pool.jsonl.gz, the folder train_verifier.py --teacher reads
-        np.save(args.out / "pool_logits.npy", np.mean([arrays[f"{r}/pool"] for r in teachers], axis=0))
-        summary["pool_logits"] = {"runs": teachers}  # type: ignore[assignment]
-        summary["pool_sha256"] = pool_digest(pool)  # type: ignore[assignment]
-    summary["command"] = "python scripts/train_verifier_teacher.py " + " ".join(  # type: ignore[assignment]
-        sys.argv[1:] if argv is None else argv)
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+        np.save(out / "pool_logits.npy", np.mean([arrays[f"{r}/pool"] for r in teachers], axis=0))
+        summary["pool_logits"] = {"runs": teachers}
+        summary["pool_sha256"] = pool_digest(pool)
+    summary["command"] = command
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     log(json.dumps(summary, indent=1))
     return 0
+
+
+def merge(folders: list[Path], out: Path, distil_from: str, pool: list[dict], command: str) -> int:
+    """Runs trained in parallel (one process each, one --out each) joined as if one process had made them all."""
+    arrays: dict[str, np.ndarray] = {}
+    summary: dict = {}
+    ys: dict[str, np.ndarray] = {}
+    for folder in folders:
+        with np.load(folder / "logits.npz") as z:
+            arrays.update({k: z[k] for k in z.files})
+        part = json.loads((folder / "summary.json").read_text())
+        summary.update({r: v for r, v in part.items() if f"{r}/cal" in arrays and ":mean of" not in r})
+        ys.update({s: np.load(folder / f"y_{s}.npy") for s in ("cal", "ccdev") if (folder / f"y_{s}.npy").exists()})
+    return finish(arrays, summary, ys, out, distil_from, pool, command)
 
 
 if __name__ == "__main__":

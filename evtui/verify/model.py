@@ -89,7 +89,9 @@ class Verifier:
         self.temperature = float(manifest["temperature"])
         self.thresholds: dict[str, float] = dict(manifest["thresholds"])
         self.manifest = manifest
-        if "adapter" in manifest:  # the shipped form: a small adapter over the base MiniLM (evtui/verify/adapter.py)
+        if "members" in manifest:  # several adapters over the same base, their logits averaged (an ensemble)
+            self._logits = _mean_of(folder, manifest, threads)
+        elif "adapter" in manifest:  # the shipped form: a small adapter over the base MiniLM (evtui/verify/adapter.py)
             from evtui.verify.adapter import AdapterModel
 
             self._logits = AdapterModel(folder, manifest, threads).logits
@@ -145,6 +147,22 @@ class Verifier:
     def verify(self, claim: str, sentences: Sequence[str], prevs: Sequence[str] | None = None) -> list[StanceProbs]:
         probs = self.probabilities(claim, sentences, prevs)
         return [StanceProbs(float(p[0]), float(p[1]), float(p[2]), self.decide(p)) for p in probs]
+
+
+def _mean_of(folder: Path, manifest: dict[str, Any], threads: int) -> Any:
+    """Students of different seeds read different findings wrongly: the mean of their logits errs less than any one
+    of them (BENCHMARKS.md "Near-topic findings from the teacher"). Each member is an adapter spec as a single model's
+    `adapter` block, over the one `base`; the temperature and thresholds in model.json are fitted to the mean."""
+    from evtui.verify.adapter import AdapterModel
+
+    models = [AdapterModel(folder, {**manifest, "adapter": spec}, threads) for spec in manifest["members"]]
+    if not models:
+        raise EvtuiError(f"the verifier in {folder} lists no members; reinstall evtui")
+
+    def logits(ids: np.ndarray, am: np.ndarray, tt: np.ndarray) -> np.ndarray:
+        return np.mean([m.logits(ids, am, tt) for m in models], axis=0)
+
+    return logits
 
 
 @lru_cache(maxsize=1)

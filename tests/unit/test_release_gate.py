@@ -62,3 +62,33 @@ def test_a_stance_drop_on_one_dataset_is_not_bought_by_a_gain_on_the_other() -> 
     cand = report(f1=0.70)
     cand["stance"]["checkcovid_dev"]["macro_f1"] = 0.55
     assert failed(bv.release_checks(report(), cand)) == ["stance macro-F1, checkcovid_dev"]
+
+
+def test_more_wrong_sides_on_plain_wording_stops_a_candidate() -> None:
+    # stop 20's two-student candidate in miniature: every held-out figure up, plain sentences misread
+    shipped, cand = report(side=0.094), report(f1=0.66, side=0.03, pipeline=0.51)
+    shipped["probes"], cand["probes"] = {"wrong_sides": 2}, {"wrong_sides": 10}
+    res = bv.release_checks(shipped, cand)
+    assert failed(res) == ["wrong sides on the direction probes"]
+    cand["probes"]["wrong_sides"] = 2
+    assert bv.release_checks(shipped, cand)["ship"]
+
+
+def test_direction_probes_are_counted_against_their_labels() -> None:
+    import json
+
+    from evtui.verify.model import StanceProbs
+
+    rows = [json.loads(x) for x in bv.PROBES.open()]
+    assert len(rows) == 50 and {r["label"] for r in rows} == {"supports", "refutes"}
+
+    class AlwaysSupports:  # a verifier that reads every sentence as support, confidently
+        manifest = {"version": "always-supports"}
+
+        def verify(self, claim: str, sentences: list[str]) -> list[StanceProbs]:
+            return [StanceProbs(0.9, 0.05, 0.05, "supports") for _ in sentences]
+
+    out = bv.probes_report(AlwaysSupports())
+    refuting = sum(r["label"] == "refutes" for r in rows)
+    assert out["sides"] == 50 and out["wrong_sides"] == refuting == len(out["wrong"])
+    assert out["leans_right"] == 50 - refuting

@@ -112,3 +112,50 @@ def test_nearest_findings_rank_by_shared_words() -> None:
             {"claim": "c4", "paper": "p4", "sentence": "Aspirin use and colorectal cancer survival improved."}]
     got = tv.nearest_findings("Aspirin improves colorectal cancer survival", "p9", gold, k=2)
     assert [g["paper"] for g in got] == ["p3", "p1"]  # the repeated finding once, then the next nearest
+
+
+def test_low_rank_deltas_keep_what_the_adapter_keeps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    rng = np.random.default_rng(1)
+    key = "encoder.layer.2.attention.self.query.weight"
+    base = {key: rng.normal(size=(48, 48)).astype(np.float32), "encoder.layer.2.output.LayerNorm.weight":
+            np.ones(48, dtype=np.float32)}
+    folder = tmp_path / "base"
+    folder.mkdir()
+    save_file(base, str(folder / "model.safetensors"))
+    monkeypatch.setattr(tv, "BASE_DIR", folder)
+    low = rng.normal(size=(48, 4)) @ rng.normal(size=(4, 48)) * 0.01  # a rank-4 change
+    tuned = {"bert." + key: (base[key] + low).astype(np.float32),
+             "bert.encoder.layer.2.output.LayerNorm.weight": np.full(48, 1.1, dtype=np.float32)}
+    out = tmp_path / "run"
+    out.mkdir()
+    tv.write_deltas(tuned, out, rank=8)
+    sent = load_file(str(out / "delta-0.safetensors"))
+    assert sent[f"bert.{key}.U"].shape == (48, 8) and sent[f"bert.{key}.U"].dtype == np.float16
+    assert f"bert.{key}" not in sent  # only the factors travel
+    tv.write_from_deltas(out)
+    rebuilt = load_file(str(out / "model.safetensors"))
+    np.testing.assert_allclose(rebuilt[f"bert.{key}"], tuned[f"bert.{key}"], atol=2e-4)  # float16 factors
+    np.testing.assert_allclose(rebuilt["bert.encoder.layer.2.output.LayerNorm.weight"], 1.1, atol=1e-6)
+
+
+def test_pool_near_adds_the_near_negatives_unlabelled(shared: Path) -> None:  # noqa: F811
+    import json
+
+    drugs = ["aspirin", "statins", "metformin", "warfarin", "insulin"]  # each paper its own finding
+    with (shared / "scifact" / "corpus.jsonl").open("w") as fh:
+        for d in range(1, 41):
+            fh.write(json.dumps({"doc_id": d, "title": f"Paper {d}", "abstract": [
+                f"{drugs[d % 5].title()} lowered the incidence of colorectal cancer in cohort {d}.",
+                "Patients were followed for ten years.", "Adverse events were rare."]}) + "\n")
+    exs = tv.build_examples(shared, aug=True)
+    plain = tv.build_pool(shared, exs)
+    pool = tv.build_pool(shared, exs, near=2)
+    assert pool[: len(plain)] == plain  # the pool a teacher labelled before is a prefix: its rows still match
+    near = pool[len(plain):]
+    mined = {(e["claim"], e["sentence"]) for e in tv.add_near_negatives(exs, 2)[len(exs):]}
+    assert near and all(e["kind"] == "pool-near" and e["label"] == "pool" and e["split"] == "pool" for e in near)
+    assert {(e["claim"], e["sentence"]) for e in near} <= mined
+    held_out = {e["paper"] for e in exs if e["split"] != "train"}
+    assert not held_out & {e["paper"] for e in near}
