@@ -840,7 +840,7 @@ def ensemble(members: list[Path], out: Path, version: str, command: str) -> dict
         name = f"adapter-{i}.safetensors"
         shutil.copy(folder / m["adapter"]["file"], out / name)
         specs.append({**m["adapter"], "file": name})
-        records.append({"seed": m["hyperparameters"]["seed"], "command": m["command"],
+        records.append({"version": m["version"], "seed": m["hyperparameters"].get("seed"), "command": m["command"],
                         "metrics": m["metrics"], "distillation": m.get("distillation")})
         cal_logits.append(np.load(folder / "cal_logits.npy"))
         cc_logits.append(np.load(folder / "ccdev_logits.npy"))
@@ -858,7 +858,7 @@ def ensemble(members: list[Path], out: Path, version: str, command: str) -> dict
     manifest = {"version": version, "members": specs, "base": base,
                 **{k: first[k] for k in ("labels", "max_len", "input", "trained_from", "training_data")},
                 "temperature": t, "thresholds": th, "combine": "mean of the members' logits, then the temperature",
-                "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},
+                "hyperparameters": {k: v for k, v in first["hyperparameters"].items() if k != "seed"},  # per member: below
                 "member_training": records, "metrics": metrics, "trained": time.strftime("%Y-%m-%d"),
                 "command": command}
     np.save(out / "cal_logits.npy", cal_z)
