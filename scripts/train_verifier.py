@@ -573,7 +573,7 @@ def write_deltas(state: dict[str, np.ndarray], out: Path, limit: float = 15e6, r
     """The fine-tuned weights (`state`, as the model saves them) minus the base (float32, only the tensors training
     changed), in files under `limit` bytes: a GPU machine sends back at most 16 MB a file, a whole MiniLM is 90 MB.
 
-    `rank` > 0 (`--delta-rank`): each adapted matrix's change as two rank-`rank` float16 factors (`.U`, `.V`), ~4 MB
+    `rank` > 0 (`--delta-rank`): each adapted matrix's change as two rank-`rank` float16 factors (`.U`, `.V`), ~5 MB
     a model, so that several runs come back from one call (at most 64 MB). The adapter keeps rank <= `rank` of each
     change (truncated SVD), so a rank >= the adapter's loses nothing it would keep."""
     from safetensors.numpy import save_file
@@ -927,7 +927,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="fine-tune and write the weights' change as delta-*.safetensors (each < 16 MB, what a GPU "
                          "machine sends back) and stop; --compress-only takes them")
     ap.add_argument("--delta-rank", type=int, default=0,
-                    help="with --train-only: each adapted matrix's change as rank-R float16 factors (~4 MB a run at "
+                    help="with --train-only: each adapted matrix's change as rank-R float16 factors (~5 MB a run at "
                          "R=64) instead of float32 in full")
     ap.add_argument("--pool-near", type=int, default=0,
                     help="the pool written to --out also holds each training claim's K nearest findings of other "
