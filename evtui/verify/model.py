@@ -150,9 +150,10 @@ class Verifier:
 
 
 def _mean_of(folder: Path, manifest: dict[str, Any], threads: int) -> Any:
-    """Students of different seeds read different findings wrongly: the mean of their logits errs less than any one
-    of them (BENCHMARKS.md "Near-topic findings from the teacher"). Each member is an adapter spec as a single model's
-    `adapter` block, over the one `base`; the temperature and thresholds in model.json are fitted to the mean."""
+    """Students of different seeds misread different findings: on the held-out sets the mean of two students' logits
+    read sides better than either (though not plain wording; BENCHMARKS.md "Near-topic findings from the teacher").
+    Each member is an adapter spec as a single model's `adapter` block, over the one `base`; the temperature and
+    thresholds in model.json are fitted to the mean."""
     from evtui.verify.adapter import AdapterModel
 
     models = [AdapterModel(folder, {**manifest, "adapter": spec}, threads) for spec in manifest["members"]]
