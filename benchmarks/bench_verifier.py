@@ -630,6 +630,13 @@ def cmd_offtopic(args: argparse.Namespace) -> None:
     `--model DIR`: another verifier folder (model.json + adapter.safetensors), e.g. an earlier version from git."""
     from evtui.verify.model import Verifier
 
+    if args.write_pairs:  # the pairs alone, e.g. for train_verifier_teacher.py --extra
+        import gzip
+
+        with gzip.open(args.write_pairs, "wt") as fh:
+            for e in offtopic_pairs(args.shared):
+                fh.write(json.dumps(e) + "\n")
+        return
     print(json.dumps(offtopic_report(args.shared, Verifier(args.model) if args.model else Verifier()), indent=1))
 
 
@@ -662,32 +669,42 @@ def probes_report(verifier) -> dict:  # type: ignore[no-untyped-def]
     return out
 
 
-def offtopic_report(shared: Path, verifier) -> dict:  # type: ignore[no-untyped-def]
-    """`offtopic`'s figures for one verifier: per split and draw, the pairs and the sides given."""
+def offtopic_pairs(shared: Path) -> list[dict]:
+    """`offtopic`'s pairs, in order: for each held-out split and draw, each claim with the two gold findings picked
+    from other claims' papers (a finding's own record, with `claim` replaced and `kind` = "<split>-<draw>")."""
     import random
 
     import train_verifier as tv
 
     exs = tv.build_examples(shared, aug=True)
     rng = random.Random(0)
-    report: dict = {"model": verifier.manifest["version"]}
-    for split, name in (("cal", "scifact_cal"), ("ccdev", "checkcovid_dev")):
+    out = []
+    for split in ("cal", "ccdev"):
         gold = [e for e in exs if e["split"] == split and e["kind"] == "gold" and e["label"] != "neutral"]
         for kind in ("random", "nearest"):
-            taken = {"supports": 0, "refutes": 0}
-            pairs = 0
             for claim, paper in sorted({(e["claim"], e["paper"]) for e in gold}):
                 if kind == "random":
                     picked = rng.sample([g for g in gold if g["paper"] != paper and g["claim"] != claim], 2)
                 else:  # the same nearest findings that train_verifier --near-negatives mines for training claims
                     picked = tv.nearest_findings(claim, paper, gold, 2)
-                for e in picked:
-                    stance = verifier.decide(verifier.probabilities(claim, [e["sentence"]], [e["prev"]])[0])
-                    pairs += 1
-                    if stance in taken:
-                        taken[stance] += 1
-            report[f"{name}_{kind}"] = {"pairs": pairs, **taken,
-                                        "given_a_side": round(sum(taken.values()) / pairs, 3)}
+                out += [{**e, "claim": claim, "label": "neutral", "kind": f"{split}-{kind}"} for e in picked]
+    return out
+
+
+def offtopic_report(shared: Path, verifier) -> dict:  # type: ignore[no-untyped-def]
+    """`offtopic`'s figures for one verifier: per split and draw, the pairs and the sides given."""
+    report: dict = {"model": verifier.manifest["version"]}
+    names = {"cal": "scifact_cal", "ccdev": "checkcovid_dev"}
+    for e in offtopic_pairs(shared):
+        split, kind = e["kind"].split("-")
+        row = report.setdefault(f"{names[split]}_{kind}", {"pairs": 0, "supports": 0, "refutes": 0})
+        stance = verifier.decide(verifier.probabilities(e["claim"], [e["sentence"]], [e["prev"]])[0])
+        row["pairs"] += 1
+        if stance in ("supports", "refutes"):
+            row[stance] += 1
+    for key, row in report.items():
+        if key != "model":
+            row["given_a_side"] = round((row["supports"] + row["refutes"]) / row["pairs"], 3)
     return report
 
 
@@ -875,6 +892,8 @@ def main() -> None:
                                   help="the paper-level supports / refutes thresholds tried")
     data["offtopic"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
     data["probes"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
+    data["offtopic"].add_argument("--write-pairs", type=Path, default=None,
+                                  help="write the pairs (jsonl.gz) instead of judging them: a teacher's --extra set")
     data["gate"].add_argument("--model", type=Path, required=True, help="the candidate verifier folder")
     data["paper-side"].add_argument("--model", type=Path, default=None, help="a verifier folder (default: shipped)")
     data["gate"].add_argument("--demo-home", type=Path, default=None,

@@ -822,6 +822,17 @@ def keep_provenance(manifest: dict, digest: str, keep_version: bool = True) -> d
             "command": f"{training}; adapter, temperature and thresholds: {manifest['command']}"}
 
 
+def calibrate(cal_logits: np.ndarray, cc_logits: np.ndarray, cal: list[dict], ccdev: list[dict]) -> dict:
+    """The temperature and precision-chosen thresholds fitted on the calibration fold's served logits, and the held-out
+    figures model.json records with them (cross-fitted and in-sample on SciFact fold 0, Check-COVID dev)."""
+    y_cal = np.array([LABELS.index(e["label"]) for e in cal])
+    t = fit_temperature(cal_logits, y_cal)
+    th = choose_thresholds(softmax(cal_logits, t), y_cal)
+    return {"temperature": t, "thresholds": th, "scifact_cal_crossfit": cross_fit(cal_logits, cal, t),
+            "scifact_cal_insample_thresholds": evaluate(cal_logits, cal, t, th),
+            "checkcovid_dev": evaluate(cc_logits, ccdev, t, th)}
+
+
 def ensemble(members: list[Path], out: Path, version: str, command: str) -> dict:
     """One verifier from several students' adapters (`--ensemble`): evtui averages their logits pair by pair, so
     the mean of the logits each member's calibration run saved (cal_logits.npy, ccdev_logits.npy: the served form,
@@ -848,12 +859,8 @@ def ensemble(members: list[Path], out: Path, version: str, command: str) -> dict
     cal = [e for e in exs if e["split"] == "cal"]
     ccdev = [e for e in exs if e["split"] == "ccdev"]
     cal_z, cc_z = np.mean(cal_logits, axis=0), np.mean(cc_logits, axis=0)
-    y_cal = np.array([LABELS.index(e["label"]) for e in cal])
-    t = fit_temperature(cal_z, y_cal)
-    th = choose_thresholds(softmax(cal_z, t), y_cal)
-    metrics = {"temperature": t, "thresholds": th, "scifact_cal_crossfit": cross_fit(cal_z, cal, t),
-               "scifact_cal_insample_thresholds": evaluate(cal_z, cal, t, th),
-               "checkcovid_dev": evaluate(cc_z, ccdev, t, th)}
+    metrics = calibrate(cal_z, cc_z, cal, ccdev)
+    t, th = metrics["temperature"], metrics["thresholds"]
     first = json.loads((members[0] / "model.json").read_text())
     manifest = {"version": version, "members": specs, "base": base,
                 **{k: first[k] for k in ("labels", "max_len", "input", "trained_from", "training_data")},
@@ -1042,17 +1049,10 @@ def main(argv: list[str] | None = None) -> int:
             q8 = export_onnx(model, enc, args.out)
             cal_logits = predict_onnx(q8, enc, cal)
             cc_logits = predict_onnx(q8, enc, ccdev)
-    y_cal = np.array([LABELS.index(e["label"]) for e in cal])
-    t = fit_temperature(cal_logits, y_cal)
-    th = choose_thresholds(softmax(cal_logits, t), y_cal)
-    metrics = {
-        "temperature": t, "thresholds": th,
-        "scifact_cal_crossfit": cross_fit(cal_logits, cal, t),
-        "scifact_cal_insample_thresholds": evaluate(cal_logits, cal, t, th),
-        "checkcovid_dev": evaluate(cc_logits, ccdev, t, th),
-        "train_seconds": round(time.perf_counter() - t_start, 1),
-        "device": "cuda" if torch.cuda.is_available() else f"cpu ({torch.get_num_threads()} threads)",
-    }
+    metrics = {**calibrate(cal_logits, cc_logits, cal, ccdev),
+               "train_seconds": round(time.perf_counter() - t_start, 1),
+               "device": "cuda" if torch.cuda.is_available() else f"cpu ({torch.get_num_threads()} threads)"}
+    t, th = metrics["temperature"], metrics["thresholds"]
     np.save(args.out / "cal_logits.npy", cal_logits)
     np.save(args.out / "ccdev_logits.npy", cc_logits)
     log(json.dumps(metrics, indent=1))
