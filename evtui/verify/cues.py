@@ -21,6 +21,8 @@ _NONSIG_WORDS = re.compile(r"\b(?:not (?:statistically )?significant(?:ly)?|non-
                            r"no (?:statistically )?significant|did not reach (?:statistical )?significance|"
                            r"n\.s\.)", re.I)
 _PVALUE = re.compile(r"\bp\s*(?:=|>|≥|>=)\s*(0?\.\d+)", re.I)
+# The Lancet and others print decimals with a raised dot ("p=0·12", "HR 0·63"): read as a decimal point.
+_MIDDOT = re.compile(r"(?<=\d)[·⋅](?=\d)")
 
 
 # A citation of other work: numbered ([18], [37, 39–41]) or author-year ("Smith et al., 2010", "(Smith 2010)").
@@ -45,6 +47,7 @@ def non_significant(text: str) -> bool:
     """True when the sentence reports a non-significant result (and no significant one beside it)."""
     if _NONSIG_WORDS.search(text):
         return True
+    text = _MIDDOT.sub(".", text)
     values = [float(v) for v in _PVALUE.findall(text) if v.replace(".", "", 1).isdigit()]
     small = re.search(r"\bp\s*(?:<|≤|<=)\s*0?\.0\d*", text, re.I)
     return bool(values) and all(v > 0.05 for v in values) and not small

@@ -58,6 +58,9 @@ def test_cues_name_the_direction_and_catch_non_significance() -> None:
     assert non_significant("The difference was not statistically significant.")
     assert not non_significant("The HR was 0.63 (p = 0.12 for trend; p < 0.001 overall).")
     assert not non_significant("Risk fell by 30% (p < 0.01).")
+    # the Lancet's raised decimal dot (the CAPP2 trial in the demo library, issue 13's own example)
+    assert non_significant("showed a hazard ratio (HR) of 0·63 (95% CI 0·35-1·13, p=0·12).")
+    assert not non_significant("Risk fell by 30% (p<0·001).")
 
 
 def test_an_unsure_neutral_names_the_side_it_leans_to() -> None:
