@@ -23,6 +23,17 @@ _BACK_MATTER = re.compile(
     r"^(acknowledge?ments?|references?|literature cited|bibliography|funding|conflicts? of interest|"
     r"competing interests?|abbreviations|author contributions?|supplementary|appendix|footnotes?)\b")
 _BODY_KINDS = ("introduction", "methods", "results", "discussion")
+# The same back matter labelled inline, as structured abstracts print it ("FUNDING Bill & Melinda Gates Foundation.",
+# "TRIAL REGISTRATION ClinicalTrials.gov NCT…"): 66 SciFact abstract sentences, none of them a gold rationale.
+_INLINE_BACK_MATTER = re.compile(
+    r"^(?:funding|trial registration|conflicts? of interest|competing interests?|disclosures?|acknowledge?ments?)\b",
+    re.I)
+
+
+def back_matter_sentence(text: str) -> bool:
+    """A sentence that is back matter by its own opening label (funding, registration, disclosures): never evidence,
+    whatever section it was filed under."""
+    return bool(_INLINE_BACK_MATTER.match(text.strip()))
 
 
 def flat_section_kind(title: str, previous: str) -> str:

@@ -1,8 +1,8 @@
 """Claim-level verdicts: which papers of the library support a claim, which refute it, which only mention it.
 
 The claim is searched library-wide with `best`; the papers of the top hits are verified one by one: every sentence
-of a short paper (an abstract), the paper's best-ranked sentences for a long one (outside its introduction, which
-recounts other studies). A paper SUPPORTs (CONTRADICTs) the
+of a short paper (an abstract; back matter such as a funding line left out), the paper's best-ranked sentences for a
+long one (outside its introduction, which recounts other studies). A paper SUPPORTs (CONTRADICTs) the
 claim when one of its sentences clears the verifier's precision threshold for that side; otherwise it is NEI (it
 mentions the topic without evidence either way). Rationales are its sentences that took the paper's side, most
 probable first (SciFact's scorer reads the first three), those that cite other work after its own findings.
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evtui.ingest.sections import back_matter_sentence
 from evtui.verify.cues import BACKGROUND_KINDS, second_hand
 from evtui.verify.model import Verifier, default_verifier
 
@@ -144,7 +145,9 @@ def verify_claim(library: Library, claim: str, *, papers: int = 5, searcher: Sea
         if not sents:
             continue
         by_pos = {s.position: s for s in sents}
-        body = [s for s in sents if s.section_kind != "title"]
+        # A funding line or trial registration is no finding (the verifier read "FUNDING European Union; Cancer
+        # Research UK; Bayer …" as supporting an aspirin claim at P 0.70, first of the paper's rationales).
+        body = [s for s in sents if s.section_kind != "title" and not back_matter_sentence(s.text)]
         if len(body) > SHORT_PAPER:
             # A full-text paper's verdict rests on its own findings: its introduction recounts other studies
             # ("curcumin failed to reduce amyloid in the clinical trial [18]" in a paper whose own mice improved), so

@@ -220,3 +220,19 @@ def test_evidential_is_a_search_method(papers_library: Library) -> None:
                                                    s.search("Aspirin reduces colorectal cancer", k=30).evidence}
     assert [e.rank for e in ev.evidence] == list(range(1, len(ev.evidence) + 1))
     assert best.evidence
+
+
+def test_a_funding_line_never_decides_a_verdict(tmp_path: Path) -> None:
+    """The demo's CAPP2 abstract ends "FUNDING European Union; Cancer Research UK; Bayer Corporation; …", which the
+    verifier read as supporting "Aspirin reduces the risk of colorectal cancer" (P 0.70), its first rationale."""
+    claim = "Aspirin reduces the risk of colorectal cancer."
+    funding = "FUNDING European Union; Cancer Research UK; Bayer Corporation; UK Medical Research Council."
+    registration = "TRIAL REGISTRATION ClinicalTrials.gov NCT00497731."
+    finding = "Aspirin use was associated with a lower incidence of colorectal cancer (HR 0.63; p = 0.02)."
+    paper = tmp_path / "PMC9990001.xml"
+    paper.write_text(_jats({"Results": [finding, funding, registration]}))
+    with Library(load_config()) as library:
+        library.ingest([paper])
+        (pid,) = [p.id for p in library.store.papers()]
+        (p,) = verify_claim(library, claim, paper_ids=[pid], keep_probs=True).papers
+        assert [r.text for r in p.scored] == [finding]
