@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -18,6 +18,8 @@ from evtui import __version__, methods
 from evtui.cli_flags import add_search_flags, search_request
 from evtui.errors import EvtuiError
 from evtui.render import plain, safe
+
+WIDE_TABLE = 110  # columns from which `search` gives the paper and section a column of their own
 
 if TYPE_CHECKING:
     from evtui.bench.driver import Engine, ProgressFn
@@ -111,17 +113,27 @@ def cmd_search(args: argparse.Namespace) -> int:
         if not checked.notes:
             out.print("[yellow]no matching sentences[/]")
         return 0
-    table = Table(show_lines=False, expand=True, pad_edge=False)
+    # Narrow terminals (80 columns) get the paper and section under the sentence: a column of its own left the
+    # sentence ~20 characters wide.
+    wide = out.width >= WIDE_TABLE
+    table = Table(show_lines=not wide, expand=True, pad_edge=False)
     table.add_column("#", justify="right", style="dim", width=3)
     table.add_column("score", justify="right", width=6)
     table.add_column("aspects", width=max(4, len(aspects)))
     table.add_column("sentence", ratio=1)
-    table.add_column("paper · section", style="cyan", max_width=34)
+    if wide:
+        table.add_column("paper · section", style="cyan", max_width=34)
     for e in checked.evidence:
-        where = (f"{safe(e.sentence.paper_id, oneline=True)}\n{safe((e.title or '')[:60], oneline=True)}\n"
-                 f"[dim]{safe(e.sentence.section_title or e.sentence.section_kind, oneline=True)}[/]")
-        table.add_row(str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects),
-                      highlight(e.sentence.text, e.highlights, aspects), where)
+        section = e.sentence.section_title or e.sentence.section_kind
+        cells = [str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects)]
+        text = highlight(e.sentence.text, e.highlights, aspects)
+        if wide:
+            table.add_row(*cells, text, f"{safe(e.sentence.paper_id, oneline=True)}\n"
+                          f"{safe((e.title or '')[:60], oneline=True)}\n[dim]{safe(section, oneline=True)}[/]")
+        else:
+            where = plain(f"{e.sentence.paper_id} · {section} · {e.title or ''}", "cyan dim", oneline=True)
+            where.no_wrap, where.overflow = True, "ellipsis"
+            table.add_row(*cells, Group(text, where))
     out.print(table)
     return 0
 
@@ -144,7 +156,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _emit_json(report.to_json())
     else:
         rate = f" ({report.sentences / report.seconds:,.0f} sentences/s)" if report.seconds and report.sentences else ""
-        err.print(f"[green]{report.added} added[/], {report.replaced} replaced, {report.unchanged} unchanged · "
+        same = f", {report.same_paper} already stored under another id" if report.same_paper else ""
+        err.print(f"[green]{report.added} added[/], {report.replaced} replaced, {report.unchanged} unchanged{same} · "
                   f"{report.sentences:,} sentences from {report.files} file(s) in {report.seconds:.1f}s{rate}")
         for e in report.errors:
             err.print(f"[red]✗[/] {safe(e.path)}: {safe(e.reason)}")
@@ -152,12 +165,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             err.print(f"[dim]embedded {report.paper_vectors} new paper(s)' title + abstract for best's paper channel[/]")
         for note in report.notes:
             err.print(f"[dim]note: {safe(note)}[/]")
-    return 1 if report.errors and not (report.added or report.replaced or report.unchanged) else 0
+    return 1 if report.errors and not (report.added or report.replaced or report.unchanged or report.same_paper) else 0
 
 
 def _merged(a: Any, b: Any) -> Any:
     """Two ingest reports (--zotero and paths in one run) as one."""
-    for name in ("added", "replaced", "unchanged", "sentences", "files", "seconds", "paper_vectors"):
+    for name in ("added", "replaced", "unchanged", "same_paper", "sentences", "files", "seconds", "paper_vectors"):
         setattr(a, name, getattr(a, name) + getattr(b, name))
     a.errors.extend(b.errors)
     a.notes.extend(b.notes)

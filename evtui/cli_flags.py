@@ -23,7 +23,7 @@ def method_help() -> str:
 
 
 def add_search_flags(parser: argparse.ArgumentParser, *, k: int, k_help: str) -> None:
-    parser.add_argument("--k", type=int, default=k, help=f"{k_help} (default {k})")
+    parser.add_argument("-k", "--k", type=int, default=k, help=f"{k_help} (default {k})")
     parser.add_argument("--paper", help="only this paper id (see `evtui papers`)")
     parser.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
     parser.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")

@@ -14,7 +14,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -35,6 +35,24 @@ INGEST_DB_MEMORY = "256MB"
 BATCH_SENTENCES = batch_sentences(50_000)  # EVTUI_BATCH_SENTENCES: crash tests want many batches
 # How long a shared library's writer waits for other processes' readers (a CLI search) to close DuckDB.
 RW_WAIT = 10.0
+
+
+def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
+    """The identifiers that name one paper whatever file it came from (a JATS file and a PDF of it get different
+    ids: PMC6398430 and doi:10.1093/beheco/ary157)."""
+    keys = []
+    if p.doi and p.doi.strip():
+        keys.append(("doi", p.doi.strip().lower()))
+    if p.pmcid and p.pmcid.strip():
+        keys.append(("pmcid", p.pmcid.strip()))
+    if p.pmid and p.pmid.strip():
+        keys.append(("pmid", p.pmid.strip()))
+    return keys
+
+
+def has_full_text(info: Mapping[str, object]) -> bool:
+    """False for a metadata-only paper (a .bib or Zotero entry without a readable PDF: title and abstract)."""
+    return info.get("full_text") is not False
 
 
 def content_hash(p: ParsedPaper) -> str:
@@ -69,6 +87,7 @@ class IngestReport:
     by_format: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # papers stored with a change (a split sentence, a cut title)
     paper_vectors: int = 0  # new or replaced papers given their dense vector (only in a library that has them)
+    same_paper: int = 0  # not added: the same paper (DOI, PMCID or PMID) is stored under another id
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -76,6 +95,7 @@ class IngestReport:
             "papers_added": self.added,
             "papers_replaced": self.replaced,
             "papers_unchanged": self.unchanged,
+            "papers_already_stored": self.same_paper,
             "sentences": self.sentences,
             "seconds": round(self.seconds, 3),
             "sentences_per_second": round(self.sentences / self.seconds, 1) if self.seconds > 0 else None,
@@ -320,9 +340,13 @@ class Library:
         paths: Iterable[str | Path],
         fmt: str = "auto",
         on_progress: Callable[[IngestProgress], None] | None = None,
+        *,
+        one_copy: bool = True,
     ) -> IngestReport:
+        """`one_copy`: a paper whose DOI / PMCID / PMID is already stored under another id (a PDF of a JATS
+        paper) is not added twice. A benchmark's corpus turns it off: its ids are the benchmark's own."""
         with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
-            report = self._ingest(paths, fmt, on_progress)
+            report = self._ingest(paths, fmt, on_progress, one_copy)
             if report.added or report.replaced:
                 self._keep_paper_vectors(report)
             return report
@@ -347,6 +371,7 @@ class Library:
         paths: Iterable[str | Path],
         fmt: str,
         on_progress: Callable[[IngestProgress], None] | None,
+        one_copy: bool = True,
     ) -> IngestReport:
         from evtui.ingest import discover, iter_papers
         from evtui.query import extract_abbreviations
@@ -371,7 +396,11 @@ class Library:
                 return
             try:
                 stored = self._writes().paper_states([p.id for p, _h in batch])
+                found = self._writes().same_papers(k for p, _h in batch if p.id not in stored
+                                                   for k in identity_keys(p)) if one_copy else {}
                 todo: list[tuple[ParsedPaper, str]] = []
+                stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
+                held: dict[tuple[str, str], tuple[str, bool]] = {}  # key -> (id, full text) of papers kept so far
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
@@ -379,11 +408,19 @@ class Library:
                     if state is not None and state[0] == h:
                         report.unchanged += 1
                         continue
+                    keys = identity_keys(paper) if state is None and one_copy else []
+                    other = self._same_paper(paper, keys, found, held, stubs, report)
+                    if other:
+                        continue
+                    held.update({k: (paper.id, has_full_text(paper.info)) for k in keys})
                     todo.append((paper, h))
                     report.by_format[paper.source_format] = report.by_format.get(paper.source_format, 0) + 1
+                todo = [(p, h) for p, h in todo if p.id not in stubs]
                 if todo:
                     self._write_batch(todo, report, {pid: st[0] for pid, st in stored.items()},
                                       extract_abbreviations)
+                if stubs:
+                    self._remove([pid for pid in stubs if pid not in {p.id for p, _h in todo}])
             except Exception as exc:  # noqa: BLE001 - one failed batch must not end the ingest or lose its report
                 # Rolled back, or left 'pending' for recover(): what was stored before is untouched either way.
                 from evtui.repair import why_not_written
@@ -445,6 +482,38 @@ class Library:
         self._abbrev = None
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _same_paper(self, paper: ParsedPaper, keys: list[tuple[str, str]],
+                    found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, bool]],
+                    stubs: list[str], report: IngestReport) -> str | None:
+        """The id of the paper already kept under another id with one of `paper`'s DOI / PMCID / PMID (a PDF of
+        a JATS paper), noted and counted; None to store `paper`. A metadata-only entry (a .bib line without its
+        PDF) gives way to the full text instead: it goes to `stubs`, to be removed once the full text is stored."""
+        infos: dict[str, dict[str, Any]] | None = None
+        for key in keys:
+            if key in held and held[key][0] != paper.id:
+                other, full = held[key]
+            elif key in found and found[key] != paper.id:
+                other = found[key]
+                if infos is None:
+                    infos = self._writes().paper_infos([other])
+                full = has_full_text(infos.get(other, {}))
+            else:
+                continue
+            if not full and has_full_text(paper.info):
+                stubs.append(other)
+                report.notes.append(f"{paper.source_path}: the full text of {other} (same {key[0].upper()} "
+                                    f"{key[1]}), stored as {paper.id}; the metadata-only entry is removed")
+                return None
+            report.same_paper += 1
+            if full and not has_full_text(paper.info):
+                report.notes.append(f"{paper.source_path}: {paper.id}: already in the library with its full text, "
+                                    f"as {other}")
+            else:
+                report.notes.append(f"{paper.source_path}: not added: the same paper ({key[0].upper()} {key[1]}) is "
+                                    f"already in the library as {other} (remove {other} first to replace it)")
+            return other
+        return None
 
     def _write_batch(
         self,

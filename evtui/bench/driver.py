@@ -70,7 +70,7 @@ def bench_library(name: str, corpus: Path, home: Path, *, empty_ok: bool = False
     """The benchmark's papers alone, in `bench_home`, kept apart from the user's library (ingest is idempotent,
     so only the first run pays)."""
     lib = Library(Config(home=bench_home(name, corpus, home), demo=False))
-    report = lib.ingest([corpus])
+    report = lib.ingest([corpus], one_copy=False)
     if report.errors:
         lib.close()
         raise EvtuiError(f"cannot load {corpus}: {report.errors[0].path}: {report.errors[0].reason}")

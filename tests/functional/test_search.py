@@ -113,6 +113,23 @@ def test_cli_papers_stats_and_errors(papers_dir: Path, capsys: pytest.CaptureFix
     assert "aspirin" in capsys.readouterr().out.lower()
 
 
+@pytest.mark.parametrize("columns", [80, 140])
+def test_the_table_leaves_the_sentence_room_on_an_80_column_terminal(
+        papers_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, columns: int) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["ingest", str(papers_dir), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["search", "(aspirin, reduce, colorectal cancer)", "-k", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(x) for x in lines) <= columns
+    header = next(x for x in lines if "sentence" in x)
+    sentence_width = len(header.split("┃")[4])  # the fifth cell: #, score, aspects, sentence
+    assert sentence_width >= (50 if columns == 80 else 70)
+    assert ("paper · section" in header) == (columns >= 110)
+    where = [x for x in lines[3:] if "file:" in x]  # each sentence's paper, beside it or under it
+    assert len(where) >= 2 and all(("·" in x) == (columns < 110) for x in where)
+
+
 def test_real_fixtures_end_to_end() -> None:
     """Every real sample format loads into one library, and real queries find the expected sentences."""
     core = Path(__file__).parents[1] / "fixtures" / "core"

@@ -139,7 +139,10 @@ def test_verdicts_arrive_without_asking_and_filter_by_stance(papers_ingested: Pa
             counts = {s: sum(1 for j in screen.judgments.values() if j.stance == s)
                       for s in ("supports", "refutes", "neutral")}
             assert (f"▲ {counts['supports']} support · ▼ {counts['refutes']} refute · "
-                    f"● {counts['neutral']} neutral") in bar and "papers" in bar
+                    f"● {counts['neutral']} neutral") in bar
+            papers = len({e.sentence.paper_id for e in screen.kept})
+            assert bar.endswith(f" · {papers} paper" if papers == 1 else f" · {papers} papers") or \
+                f" · {papers} paper{'s' if papers != 1 else ''} · " in bar
             assert all(j.judge == "local" for j in screen.judgments.values())
             table.focus()
             await pilot.press("v")  # supports only

@@ -54,3 +54,33 @@ def test_a_phrase_across_a_bracket_takes_the_whole_bracket() -> None:
     spans = compile_matcher(q.aspects).spans(text)
     assert "(ACE) inhibitors" in [text[s.start:s.end] for s in spans]
     assert all(text[s.start:s.end].count("(") == text[s.start:s.end].count(")") for s in spans)
+
+
+def _text_row(rank: int, text: str) -> Evidence:
+    s = Sentence(f"p:{rank}", "p", rank, "", "results", False, text)
+    return Evidence(rank=rank, sentence=s, title="t", score=1.0, highlights=[])
+
+
+def test_half_of_a_concept_with_a_specific_word_counts() -> None:
+    # A paper on an urban population of crows rarely writes "urban crows": its rows were all hidden.
+    q = parse_query("urban crows form large groups")
+    rows = [_text_row(1, "Of 322 marked crows, 129 individuals were observed at the zoo."),
+            _text_row(2, "Groups were larger in winter.")]  # only generic words of "form large groups"
+    out = honest(rows, q.aspects, "best")
+    assert [e.rank for e in out.evidence] == [1] and out.hidden == 1
+    assert "mentioned only in part: “urban crows”" in out.notes
+    assert "no sentence mentions “form large groups”" in out.notes
+    # the rule before: the whole phrase or nothing
+    assert honest(rows, q.aspects, "best", partial=False).nothing
+
+
+def test_a_generic_word_alone_is_no_mention() -> None:
+    q = parse_query("Active caspase-11 protein promotes pyroptosis.")
+    rows = [_text_row(1, "Protein levels rose in both groups."),
+            _text_row(2, "Active mouse caspase-11 was required for restriction of L. pneumophila infection."),
+            _text_row(3, "Interleukin-6 was measured in 6 patients.")]
+    assert [e.rank for e in honest(rows, q.aspects, "bm25").evidence] == [2]
+    # a hyphenated name is one unit: "IL-6" is not mentioned by a bare 6
+    il6 = parse_query("IL-6 causes fever")
+    assert honest([_text_row(3, "Interleukin was measured in 6 patients.")], il6.aspects, "bm25").nothing
+    assert not honest([_text_row(4, "Serum IL6 rose.")], il6.aspects, "bm25").nothing

@@ -189,10 +189,14 @@ class LibraryScreen(EvtuiScreen):
         r = msg.report
         bar = self.query_one("#ingest-bar", ProgressBar)
         bar.update(total=max(1, r.files), progress=max(1, r.files))
-        summary = (f"{r.added} added, {r.replaced} replaced, {r.unchanged} unchanged · {r.sentences:,} sentences "
+        same = f", {r.same_paper} already stored under another id" if r.same_paper else ""
+        summary = (f"{r.added} added, {r.replaced} replaced, {r.unchanged} unchanged{same} · {r.sentences:,} sentences "
                    f"from {r.files} file(s) in {r.seconds:.1f}s")
         self.query_one("#ingest-text", Static).update(summary)
         self.notify(summary, title="Ingest", severity="warning" if r.errors else "information")
+        same = [n for n in r.notes if "already in the library" in n][:3]
+        for note in same:  # why a file added nothing: the paper is already there under another id
+            self.notify(note.split(": ", 1)[-1], title=os.path.basename(note.split(": ", 1)[0]), timeout=10)
         for e in r.errors[:5]:
             self.notify(f"{os.path.basename(e.path)}: {e.reason}", title="Not loaded", severity="error", timeout=10)
         if len(r.errors) > 5:

@@ -432,7 +432,8 @@ class SearchScreen(EvtuiScreen):
             out.append(f"▼ {counts['refutes']} refute", style="red")
             out.append(" · ")
             out.append(f"● {counts['neutral']} neutral", style="grey62")
-            out.append(f" · {len({e.sentence.paper_id for e in self.kept})} papers")
+            papers = len({e.sentence.paper_id for e in self.kept})
+            out.append(f" · {papers} paper{'s' if papers != 1 else ''}")
             pending = sum(1 for e in self.kept if e.sentence.id in self.judge_pending)
             if pending:
                 out.append(f" · judging {pending}…", style="dim")

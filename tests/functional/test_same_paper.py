@@ -1,0 +1,77 @@
+"""One paper, one entry: a PDF of a paper already stored from its JATS file (or the other way round) is not added
+a second time under its DOI id; a metadata-only .bib entry gives way to the full text; benchmarks keep their ids."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evtui.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+JATS = ROOT / "data" / "demo" / "jats" / "PMC6398430.nxml"
+PDF = ROOT / "tests" / "fixtures" / "pdf" / "PMC6398430.pdf"
+DOI = "10.1093/beheco/ary157"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVTUI_HOME", str(tmp_path / "home"))
+
+
+def _ingest(capsys: pytest.CaptureFixture[str], *paths: Path) -> dict:
+    assert main(["ingest", *map(str, paths), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _papers(capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    assert main(["papers", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_pdf_of_a_stored_jats_paper_is_not_added_again(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _ingest(capsys, JATS)["papers_added"] == 1
+    second = _ingest(capsys, PDF)
+    assert second["papers_added"] == 0 and second["papers_already_stored"] == 1 and not second["errors"]
+    assert any("already in the library as PMC6398430" in n and DOI in n for n in second["notes"])
+    assert [p["id"] for p in _papers(capsys)] == ["PMC6398430"]
+    # the other way round, and both in one run: the first one read stays
+    assert main(["remove", "PMC6398430"]) == 0
+    capsys.readouterr()
+    assert _ingest(capsys, PDF)["papers_added"] == 1
+    assert _ingest(capsys, JATS)["papers_already_stored"] == 1
+    assert [p["id"] for p in _papers(capsys)] == [f"doi:{DOI}"]
+
+
+def test_both_files_in_one_ingest_give_one_paper(capsys: pytest.CaptureFixture[str]) -> None:
+    report = _ingest(capsys, JATS, PDF)
+    assert (report["papers_added"], report["papers_already_stored"]) == (1, 1)
+    assert len(_papers(capsys)) == 1
+    assert main(["search", "crows", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["results"]
+    assert hits and {h["paper_id"] for h in hits} == {"PMC6398430"}  # no sentence twice
+
+
+def test_a_metadata_only_entry_gives_way_to_the_full_text(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{uhl2019, title = {Counting crows}, author = {Uhl, Florian}, year = {2019},\n"
+                   f"  doi = {{{DOI}}}, abstract = {{Crows live in groups.}}}}\n", encoding="utf-8")
+    assert _ingest(capsys, bib)["papers_added"] == 1
+    full = _ingest(capsys, JATS)
+    assert full["papers_added"] == 1 and any("metadata-only entry is removed" in n for n in full["notes"])
+    assert [p["id"] for p in _papers(capsys)] == ["PMC6398430"]
+    again = _ingest(capsys, bib)  # the .bib read again: its entry is already there, with its full text
+    assert again["papers_already_stored"] == 1 and [p["id"] for p in _papers(capsys)] == ["PMC6398430"]
+
+
+def test_a_benchmark_corpus_keeps_its_own_ids(tmp_path: Path) -> None:
+    from evtui.config import Config
+    from evtui.library import Library
+
+    with Library(Config(home=tmp_path / "b", demo=False)) as lib:
+        lib.ingest([JATS])
+        report = lib.ingest([PDF], one_copy=False)
+        assert report.added == 1 and report.same_paper == 0
