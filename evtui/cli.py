@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console, Group
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from evtui import __version__, methods
 from evtui.cli_flags import add_search_flags, search_request
@@ -20,6 +21,7 @@ from evtui.errors import EvtuiError
 from evtui.render import plain, safe
 
 WIDE_TABLE = 110  # columns from which `search` gives the paper and section a column of their own
+WIDE_JUDGE = 140  # ... and from which `judge` gives the rationale and the paper columns of their own
 
 if TYPE_CHECKING:
     from evtui.bench.driver import Engine, ProgressFn
@@ -741,26 +743,37 @@ def cmd_judge(args: argparse.Namespace) -> int:
         out.print("[yellow]no matching sentences[/]")
         return 0
     labels = {a.id: a.label for a in result.query.aspects}
-    table = Table(expand=True, pad_edge=False)
+    # Below WIDE_JUDGE columns the rationale and the paper go under the sentence: six columns at 80 left the
+    # sentence 9 characters wide and the rationale 5.
+    wide = out.width >= WIDE_JUDGE
+    table = Table(expand=True, pad_edge=False, show_lines=not wide)
     table.add_column("score", justify="right", width=5)
     table.add_column("level", width=12)
     table.add_column("stance", width=8)
-    table.add_column("sentence", ratio=3)
-    table.add_column("rationale", ratio=2)
-    table.add_column("paper · #", style="cyan", max_width=24)
+    table.add_column("sentence" if wide else "sentence · why · paper", ratio=3)
+    if wide:
+        table.add_column("rationale", ratio=2)
+        table.add_column("paper · #", style="cyan", max_width=24)
     stance_style = {"supports": "green", "refutes": "red", "neutral": "dim"}
     for e, j in pairs:
-        where = safe(e.sentence.paper_id, oneline=True) + \
-            f"\n[dim]#{e.rank} {safe(e.sentence.section_title or e.sentence.section_kind, oneline=True)}[/]"
+        section = e.sentence.section_title or e.sentence.section_kind
+        where = safe(e.sentence.paper_id, oneline=True) + f"\n[dim]#{e.rank} {safe(section, oneline=True)}[/]"
         sentence = highlight(e.sentence.text, e.highlights, result.query.aspects)
         if j.status != "ok":
-            table.add_row("–", f"[red]{safe(j.status)}[/]", "", sentence, f"[red]{safe(j.error or '')}[/]", where)
-            continue
-        covered = safe(", ".join(labels.get(a, a) for a in j.aspects))
-        why = safe(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
-            ("\n[dim]cached[/]" if j.cached else "")
-        table.add_row(f"[bold]{j.score}[/]", f"{LEVELS.get(j.level, '')}\n[dim]conf {j.confidence}/10[/]",
-                      plain(j.stance, stance_style.get(j.stance, "")), sentence, why, where)
+            cells = ["–", f"[red]{safe(j.status)}[/]", ""]
+            why = f"[red]{safe(j.error or '')}[/]"
+        else:
+            covered = safe(", ".join(labels.get(a, a) for a in j.aspects))
+            why = safe(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
+                ("\n[dim]cached[/]" if j.cached else "")
+            cells = [f"[bold]{j.score}[/]", f"{LEVELS.get(j.level, '')}\n[dim]conf {j.confidence}/10[/]",
+                     plain(j.stance, stance_style.get(j.stance, ""))]
+        if wide:
+            table.add_row(*cells, sentence, why, where)
+        else:
+            at = plain(f"{e.sentence.paper_id} · #{e.rank} · {section} · {e.title or ''}", "cyan dim", oneline=True)
+            at.no_wrap, at.overflow = True, "ellipsis"
+            table.add_row(*cells, Group(sentence, Text.from_markup(f"[dim]{why}[/]"), at))
     out.print(table)
     out.print(f"[dim]{totals['judged']} judged, {totals['cached']} cached, {totals['failed']} failed, "
               f"{totals['skipped']} skipped · cost ${totals['cost']:.4f} · {totals['tokens_in']:,} tokens in, "

@@ -23,9 +23,9 @@ from evtui.request import Filters
 from evtui.verify.cues import explain, non_significant, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-4"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-5"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
-# dot, "p=0·12", are read as non-significant)
+# dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 
 

@@ -67,6 +67,27 @@ def _cue(text: str) -> str:
     return f"“{m.group(0).lower()}”" if m else ""
 
 
+def _direction(text: str) -> str:
+    """"neg", "up", "down" or "" (the same reading as `_cue`)."""
+    if _NEGATED.search(text):
+        return "neg"
+    up, down = _UP.search(text), _DOWN.search(text)
+    if up and (not down or up.start() < down.start()):
+        return "up"
+    return "down" if down else ""
+
+
+def cue_side(claim: str, sentence: str) -> str:
+    """The side the two cues alone point to ("" when they do not): a negated finding against a directional claim
+    refutes; two directions support when they agree."""
+    s, q = _direction(sentence), _direction(claim)
+    if s == "neg" and q in ("up", "down"):
+        return "refutes"
+    if s in ("up", "down") and q in ("up", "down"):
+        return "supports" if s == q else "refutes"
+    return ""
+
+
 def explain(claim: str, sentence: str, stance: str, p: float, lean: tuple[str, float] | None = None) -> str:
     """Why the verifier's stance, as a clause for the rationale. `lean`: for a neutral, the side the verifier
     found more probable than neutral but below the threshold for taking it (so "no side" does not read as "no
@@ -77,6 +98,11 @@ def explain(claim: str, sentence: str, stance: str, p: float, lean: tuple[str, f
         return f"takes no side on the claim (P(neutral) {p:.2f})"
     s_cue, q_cue = _cue(sentence), _cue(claim)
     arrow = "supports" if stance == "supports" else "refutes"
+    if s_cue and q_cue and cue_side(claim, sentence) not in ("", stance):
+        # The words point the other way ("did not" under a "supports"): say so rather than give them as the reason.
+        # Not a veto: on SciFact and Check-COVID gold rationales the model was right 6 of the 8 times they disagreed.
+        return (f"the verifier reads it as {'supporting' if stance == 'supports' else 'refuting'} the query "
+                f"(P {p:.2f}), although it reports {s_cue} where the query asserts {q_cue}: read it")
     if s_cue and q_cue:
         return f"reports {s_cue}, the query asserts {q_cue} → {arrow} (P {p:.2f})"
     if s_cue:

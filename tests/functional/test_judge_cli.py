@@ -118,6 +118,22 @@ def test_local_judge_is_labelled_as_local(ingested: Path, capsys: pytest.Capture
     assert all(0 <= r["score"] <= 100 for r in doc["results"])
 
 
+@pytest.mark.parametrize("columns", [80, 160])
+def test_the_judge_table_is_readable_on_an_80_column_terminal(ingested: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch, columns: int) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["judge", QUERY, "--k", "2", "--judge", "local"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(x) for x in lines) <= columns
+    header = next(x for x in lines if "score" in x and "stance" in x)
+    cells = header.split("┃")[1:-1]
+    assert len(cells) == (6 if columns >= 140 else 4)
+    assert len(cells[3]) >= 40  # the sentence: at 80 columns it was 9 characters wide beside the rationale's 5
+    if columns < 140:
+        words = " ".join(x.strip("│ ").split("│")[-1].strip() for x in lines)
+        assert "P(evidence)" in words  # the rationale, under the sentence
+
+
 # -- keys ------------------------------------------------------------------------------------------
 def test_no_api_key_in_rows_or_exports(server: FaultServer, ingested: Path, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

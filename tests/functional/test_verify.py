@@ -54,6 +54,11 @@ def test_cues_name_the_direction_and_catch_non_significance() -> None:
     why = explain("Aspirin reduces colorectal cancer risk", "Aspirin lowered the incidence of colorectal cancer.",
                   "supports", 0.91)
     assert "“lowered”" in why and "“reduces”" in why and "supports" in why
+    # words that point the other way are not given as the reason for the side (the demo's curcumin paper)
+    odd = explain("Curcumin improves memory deficits", "it did not significantly improve memory retention",
+                  "supports", 0.70)
+    assert "→ supports" not in odd and "although it reports “did not”" in odd and "read it" in odd
+    assert "→ refutes" in explain("Curcumin improves memory deficits", "it did not improve memory", "refutes", 0.8)
     assert non_significant("The HR was 0.63 (95% CI 0.35-1.13; p = 0.12).")
     assert non_significant("The difference was not statistically significant.")
     assert not non_significant("The HR was 0.63 (p = 0.12 for trend; p < 0.001 overall).")
