@@ -368,18 +368,36 @@ def cmd_select(args: argparse.Namespace) -> int:
         if args.clear:
             basket.clear()
         added: list[str] = []
+        judged, why_not = 0, ""
         if args.query:
             request = search_request(args, lib)
-            res = Searcher(lib).run(request)
+            searcher = Searcher(lib)
+            res = searcher.run(request)
+            fresh = []
             for e in res.evidence:
                 if e.sentence.id not in basket.ids():
                     basket.add(e, res.query, res.method)
                     added.append(e.sentence.id)
+                    fresh.append(e)
+            if fresh and not args.no_judge:
+                # As the app does for the rows on screen: the offline judge's verdicts, cached, so `export`
+                # writes each sentence with its verdict instead of "not judged".
+                from evtui.judge import judge_evidence, make_judge
+
+                try:
+                    judge = make_judge(lib, "local", None, None, searcher=searcher)
+                    judged = sum(j.status == "ok" for j in judge_evidence(lib, res.query, fresh, judge=judge))
+                except EvtuiError as exc:  # the selection is kept; only the verdicts are missing
+                    why_not = str(exc)
         ids = basket.ids()
     if args.json:
-        _emit_json({"added": added, "selection": ids})
+        _emit_json({"added": added, "selection": ids, "judged": judged,
+                    **({"judge_error": why_not} if why_not else {})})
     else:
-        err.print(f"added {len(added)}; the selection holds {len(ids)} sentence(s)")
+        verdicts = f" ({judged} judged by the local judge)" if judged else ""
+        err.print(f"added {len(added)}{verdicts}; the selection holds {len(ids)} sentence(s)")
+        if why_not:
+            err.print(f"[yellow]not judged: {safe(why_not)}[/]")
     return 0
 
 
@@ -940,6 +958,8 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("query", nargs="?")
     add_search_flags(se, k=5, k_help="how many of the top hits to add")
     se.add_argument("--clear", action="store_true", help="empty the selection first")
+    se.add_argument("--no-judge", action="store_true",
+                    help="add without the offline judge's verdicts (export then says 'not judged')")
 
     bench = sub.add_parser("bench", help="run benchmarks through the same ranking pipeline",
                            description="run benchmarks through the same ranking pipeline")

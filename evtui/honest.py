@@ -95,6 +95,13 @@ def _found(text: str, terms: Sequence[frozenset[str]], generic: frozenset[str]) 
     return int(any(len(t & have) >= max(1, math.ceil(len(t) / 2)) and (t & have) - generic for t in terms))
 
 
+def in_part(text: str, aspects: Sequence[Aspect], skip: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Ids of the concepts (not in `skip`: those highlighted whole) that `text` mentions by their content words,
+    all of them or half with a specific one — what the filter counts, for the judge's rationale."""
+    common = generic_words()
+    return [a.id for a in concepts(aspects) if a.id not in skip and _found(text, content_words(a), common)]
+
+
 def honest(evidence: Sequence[Evidence], aspects: Sequence[Aspect], method: str, *, partial: bool = True,
            generic: frozenset[str] | None = None) -> Honest:
     """`partial=False`, `generic`: the rule before partial mentions, and another generic list

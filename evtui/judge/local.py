@@ -14,6 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from evtui.honest import in_part
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
@@ -25,7 +26,8 @@ from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
 PROMPT_VERSION = "local-5"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
-# dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason)
+# dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
+# concepts mentioned in part are named)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 
 
@@ -81,9 +83,12 @@ class LocalJudge:
         why = explain(query.text, e.sentence.text, side, sp.confidence, sp.lean if side == sp.stance else None)
         f = dict(zip(FEATURES, x, strict=True))
         cues = []
+        partly = in_part(e.sentence.text, query.aspects, set(covered))  # as the result filter counts them
         if covered:
             cues.append("covers " + ", ".join(labels.get(a, a) for a in covered))
-        else:
+        if partly:
+            cues.append("mentions part of " + ", ".join(labels.get(a, a) for a in partly))
+        if not covered and not partly:
             cues.append("matches none of the query's aspects")
         if f.get("sec_results") == 1.0:
             cues.append("in the results")

@@ -56,6 +56,23 @@ def test_markdown_and_jsonl_carry_the_verdicts(papers_dir: Path, tmp_path: Path)
     assert "<sub>" not in notes.read_text(encoding="utf-8") and "**" in notes.read_text(encoding="utf-8")
 
 
+def test_select_judges_what_it_adds_so_the_export_has_verdicts(papers_dir: Path, tmp_path: Path,
+                                                               capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["ingest", str(papers_dir), "--json"]) == 0
+    capsys.readouterr()
+    assert main(["select", "ACE inhibitors cause cough", "-k", "2", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["added"]) == 2 and doc["judged"] == 2  # the real offline judge, no model downloaded
+    out = tmp_path / "sel.jsonl"
+    assert main(["export", "--out", str(out), "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 and all(r["verdict"] and r["verdict"]["judge"] == "local" for r in rows)
+    assert main(["select", "aspirin colorectal cancer", "-k", "1", "--no-judge", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["judged"] == 0
+    assert main(["export", "--out", str(tmp_path / "e.md")]) == 0
+    assert "- Verdict: not judged" in (tmp_path / "e.md").read_text(encoding="utf-8")
+
+
 def test_corpus_abstracts_are_cited_by_corpus_and_doc() -> None:
     scifact = Paper(id="scifact:15648443", title="A title.", authors=[], year=None, journal=None, doi=None,
                     pmid=None, pmcid=None, licence=None, source_path="corpus.jsonl", source_format="corpus-jsonl",
