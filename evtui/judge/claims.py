@@ -75,7 +75,8 @@ class ClaimVerdict:
 
     def summary_line(self) -> str:
         s = self.summary
-        return (f"{s['supports']} paper{'s' * (s['supports'] != 1)} support · {s['refutes']} refute"
+        return (f"{s['supports']} paper{'s' * (s['supports'] != 1)} support{'s' * (s['supports'] == 1)} · "
+                f"{s['refutes']} refute"
                 f"{'s' * (s['refutes'] == 1)} · {s['no_evidence']} mention it without evidence")
 
     def to_json(self) -> dict[str, object]:
