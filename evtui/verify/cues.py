@@ -31,6 +31,11 @@ _CITES = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][A-Za-z-]+(?
 
 # Sections that recount other studies rather than report the paper's own findings.
 BACKGROUND_KINDS = frozenset({"introduction"})
+# The same inside a structured abstract, by the sentence's own opening label ("BACKGROUND Observational studies
+# report reduced colorectal cancer in regular aspirin users."): 10 of SciFact's 1,025 gold rationales open so, of
+# 633 such sentences in its corpus.
+_BACKGROUND_LABEL = re.compile(r"^(?:BACKGROUND|CONTEXT|INTRODUCTION|RATIONALE|IMPORTANCE)\b(?![-/])|"
+                               r"^(?:Background|Context|Introduction)\s*:")
 
 
 def second_hand(text: str, section_kind: str) -> str:
@@ -38,6 +43,8 @@ def second_hand(text: str, section_kind: str) -> str:
     recounts earlier work, and a sentence that cites a reference may report what the cited study found."""
     if section_kind in BACKGROUND_KINDS:
         return "in the introduction: may recount earlier work, check the cited study"
+    if (m := _BACKGROUND_LABEL.match(text.strip())) and section_kind != "results":
+        return f"the abstract's {m.group(0).rstrip(' :').lower()}: may recount earlier work, not this study's finding"
     if section_kind != "results" and (m := _CITES.search(text)):
         return f"cites other work ({m.group(0)}): may report another study's finding"
     return ""

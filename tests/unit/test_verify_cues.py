@@ -16,6 +16,13 @@ from evtui.verify.cues import second_hand
     ("Aspirin lowered the risk (HR 0.61 [0.45-0.83]).", "discussion", ""),  # an interval, not a citation
     ("APP mice given CSP spent longer in the platform region [12].", "results", ""),  # the paper's own results
     ("Aspirin lowered the incidence of colorectal cancer.", "abstract", ""),
+    # a structured abstract's background (the demo's CAPP2 paper), not its own finding
+    ("BACKGROUND Observational studies report reduced colorectal cancer in regular aspirin consumers.", "abstract",
+     "the abstract's background"),
+    ("Background: aspirin is widely used.", "abstract", "the abstract's background"),
+    ("CONTEXT Statins may lower the risk of sepsis.", "abstract", "the abstract's context"),
+    ("Background noise was low in all recordings.", "methods", ""),  # a word, not a label
+    ("RESULTS Aspirin lowered the incidence of colorectal cancer.", "abstract", ""),
 ])
 def test_second_hand_findings_are_named(text: str, kind: str, warns: str) -> None:
     got = second_hand(text, kind)
