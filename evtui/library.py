@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -39,7 +40,8 @@ RW_WAIT = 10.0
 
 def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
     """The identifiers that name one paper whatever file it came from (a JATS file and a PDF of it get different
-    ids: PMC6398430 and doi:10.1093/beheco/ary157)."""
+    ids: PMC6398430 and doi:10.1093/beheco/ary157; a PDF without a DOI read bare and through a .bib entry:
+    pdf:name-hash and bib:key)."""
     keys = []
     if p.doi and p.doi.strip():
         keys.append(("doi", p.doi.strip().lower()))
@@ -47,7 +49,14 @@ def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
         keys.append(("pmcid", p.pmcid.strip()))
     if p.pmid and p.pmid.strip():
         keys.append(("pmid", p.pmid.strip()))
+    if p.source_path and p.source_path.lower().endswith(".pdf"):  # one PDF file, read bare and through a .bib
+        keys.append(("file", os.path.abspath(p.source_path)))
     return keys
+
+
+def from_reference(info: Mapping[str, object]) -> bool:
+    """Read through a reference manager's entry (.bib / RIS / CSL-JSON, Zotero): metadata from the user's records."""
+    return "entry" in info or "zotero_key" in info
 
 
 def has_full_text(info: Mapping[str, object]) -> bool:
@@ -400,7 +409,7 @@ class Library:
                                                    for k in identity_keys(p)) if one_copy else {}
                 todo: list[tuple[ParsedPaper, str]] = []
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
-                held: dict[tuple[str, str], tuple[str, bool]] = {}  # key -> (id, full text) of papers kept so far
+                held: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # key -> (id, info) of papers kept
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
@@ -412,7 +421,7 @@ class Library:
                     other = self._same_paper(paper, keys, found, held, stubs, report)
                     if other:
                         continue
-                    held.update({k: (paper.id, has_full_text(paper.info)) for k in keys})
+                    held.update({k: (paper.id, paper.info) for k in keys})
                     todo.append((paper, h))
                     report.by_format[paper.source_format] = report.by_format.get(paper.source_format, 0) + 1
                 todo = [(p, h) for p, h in todo if p.id not in stubs]
@@ -484,31 +493,43 @@ class Library:
         return report
 
     def _same_paper(self, paper: ParsedPaper, keys: list[tuple[str, str]],
-                    found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, bool]],
+                    found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, dict[str, Any]]],
                     stubs: list[str], report: IngestReport) -> str | None:
-        """The id of the paper already kept under another id with one of `paper`'s DOI / PMCID / PMID (a PDF of
-        a JATS paper), noted and counted; None to store `paper`. A metadata-only entry (a .bib line without its
-        PDF) gives way to the full text instead: it goes to `stubs`, to be removed once the full text is stored."""
+        """The id of the paper already kept under another id with one of `paper`'s identifiers (a PDF of a JATS
+        paper: its DOI; a PDF that a .bib entry also links: its file), noted and counted; None to store `paper`.
+        The better record wins instead when `paper` is one: a full text over a metadata-only entry, and a reference
+        manager's entry (its title, authors, year) over the bare PDF it links. The loser goes to `stubs`, to be
+        removed once `paper` is stored."""
         infos: dict[str, dict[str, Any]] | None = None
         for key in keys:
             if key in held and held[key][0] != paper.id:
-                other, full = held[key]
+                other, info = held[key]
             elif key in found and found[key] != paper.id:
                 other = found[key]
                 if infos is None:
                     infos = self._writes().paper_infos([other])
-                full = has_full_text(infos.get(other, {}))
+                info = infos.get(other, {})
             else:
                 continue
+            full = has_full_text(info)
             if not full and has_full_text(paper.info):
                 stubs.append(other)
                 report.notes.append(f"{paper.source_path}: the full text of {other} (same {key[0].upper()} "
                                     f"{key[1]}), stored as {paper.id}; the metadata-only entry is removed")
                 return None
+            if key[0] == "file" and from_reference(paper.info) and not from_reference(info):
+                stubs.append(other)
+                report.notes.append(f"{paper.source_path}: read through its reference entry as {paper.id}, which "
+                                    f"replaces {other} (the same file read bare)")
+                return None
             report.same_paper += 1
             if full and not has_full_text(paper.info):
                 report.notes.append(f"{paper.source_path}: {paper.id}: already in the library with its full text, "
                                     f"as {other}")
+            elif key[0] == "file":
+                if not from_reference(info):  # a PDF beside its .bib read again: counted, not noted file by file
+                    report.notes.append(f"{paper.source_path}: not added again: this file is already in the "
+                                        f"library as {other}")
             else:
                 report.notes.append(f"{paper.source_path}: not added: the same paper ({key[0].upper()} {key[1]}) is "
                                     f"already in the library as {other} (remove {other} first to replace it)")

@@ -231,20 +231,22 @@ class Store:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def same_papers(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """(kind, value) -> id of a stored paper with that identifier: kind "doi" (lower-cased), "pmcid" or "pmid".
-        One scan of the papers table per ingest batch (no index on these columns; ~5 ms per 100k papers)."""
-        want: dict[str, list[str]] = {"doi": [], "pmcid": [], "pmid": []}
+        """(kind, value) -> id of a stored paper with that identifier: kind "doi" (lower-cased), "pmcid", "pmid" or
+        "file" (the PDF it was read from). One scan of the papers table per ingest batch (no index on these
+        columns)."""
+        want: dict[str, list[str]] = {"doi": [], "pmcid": [], "pmid": [], "file": []}
         for kind, value in keys:
             want[kind].append(value)
         if not any(want.values()):
             return {}
         rows = self.con.execute(
-            "SELECT id, lower(doi), pmcid, pmid FROM papers WHERE state = 'ready' AND (lower(doi) IN (SELECT unnest(?))"
-            " OR pmcid IN (SELECT unnest(?)) OR pmid IN (SELECT unnest(?))) ORDER BY added_at, id",
-            [want["doi"], want["pmcid"], want["pmid"]]).fetchall()
+            "SELECT id, lower(doi), pmcid, pmid, source_path FROM papers WHERE state = 'ready' AND"
+            " (lower(doi) IN (SELECT unnest(?)) OR pmcid IN (SELECT unnest(?)) OR pmid IN (SELECT unnest(?))"
+            " OR source_path IN (SELECT unnest(?))) ORDER BY added_at, id",
+            [want["doi"], want["pmcid"], want["pmid"], want["file"]]).fetchall()
         out: dict[tuple[str, str], str] = {}
-        for pid, doi, pmcid, pmid in rows:
-            for key in (("doi", doi), ("pmcid", pmcid), ("pmid", pmid)):
+        for pid, doi, pmcid, pmid, path in rows:
+            for key in (("doi", doi), ("pmcid", pmcid), ("pmid", pmid), ("file", path)):
                 if key[1]:
                     out.setdefault(key, pid)  # the earliest stored paper holds the identifier
         return out

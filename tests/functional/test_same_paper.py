@@ -75,3 +75,35 @@ def test_a_benchmark_corpus_keeps_its_own_ids(tmp_path: Path) -> None:
         lib.ingest([JATS])
         report = lib.ingest([PDF], one_copy=False)
         assert report.added == 1 and report.same_paper == 0
+
+
+def _bib_folder(tmp_path: Path) -> Path:
+    import shutil
+
+    folder = tmp_path / "refs"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "fixtures" / "pdf" / "unlabelled-abstract.pdf", folder)  # a PDF with no DOI
+    (folder / "refs.bib").write_text("@article{doe2020, title = {Aspirin lowers fever in adults: a trial},\n"
+                                     "  author = {Doe, Jane}, year = {2020}, file = {unlabelled-abstract.pdf}}\n",
+                                     encoding="utf-8")
+    return folder
+
+
+def test_a_pdf_beside_its_bib_entry_is_one_paper(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _bib_folder(tmp_path)
+    first = _ingest(capsys, folder)  # the folder: the .bib entry and the PDF it links, read bare as well
+    assert first["papers_added"] == 1 and first["papers_already_stored"] == 1
+    assert [p["id"] for p in _papers(capsys)] == ["bib:doe2020"]  # the entry's title, author and year win
+    again = _ingest(capsys, folder)
+    assert again["papers_unchanged"] == 1 and again["papers_already_stored"] == 1 and again["notes"] == []
+
+
+def test_the_bib_entry_replaces_the_bare_pdf_read_before_it(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _bib_folder(tmp_path)
+    assert _ingest(capsys, folder / "unlabelled-abstract.pdf")["papers_added"] == 1
+    assert _papers(capsys)[0]["id"].startswith("pdf:")
+    later = _ingest(capsys, folder / "refs.bib")
+    assert later["papers_added"] == 1 and any("the same file read bare" in n for n in later["notes"])
+    papers = _papers(capsys)
+    assert [p["id"] for p in papers] == ["bib:doe2020"] and papers[0]["year"] == 2020
