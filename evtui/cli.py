@@ -829,17 +829,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not verdict.papers:
         out.print("[yellow]no paper in the library matches this claim[/]")
         return 0
-    table = Table(expand=True, pad_edge=False)
+    wide = out.width >= WIDE_TABLE  # narrower: the paper heads its rationales instead of a column of its own
+    table = Table(expand=True, pad_edge=False, show_lines=not wide)
     table.add_column("verdict", width=11)
     table.add_column("conf", justify="right", width=5)
-    table.add_column("paper", ratio=2)
-    table.add_column("rationale", ratio=3)
+    if wide:
+        table.add_column("paper", ratio=2)
+    table.add_column("rationale" if wide else "paper · rationale", ratio=3)
     style = {"SUPPORT": "[green]▲ supports[/]", "CONTRADICT": "[red]▼ refutes[/]", "NEI": "[dim]● no evidence[/]"}
     for pv in verdict.papers:
         why = "\n".join(f"#{r.position} {safe(r.text, oneline=True)} [dim](P support {r.p_support:.2f}, "
                         f"refute {r.p_refute:.2f})[/]" for r in pv.rationales) or "[dim]mentions it, takes no side[/]"
-        table.add_row(style[pv.label], f"{pv.confidence:.2f}",
-                      f"{safe(pv.title, oneline=True)}\n[cyan]{safe(pv.paper_id, oneline=True)}[/]", why)
+        paper = f"{safe(pv.title, oneline=True)}\n[cyan]{safe(pv.paper_id, oneline=True)}[/]"
+        if wide:
+            table.add_row(style[pv.label], f"{pv.confidence:.2f}", paper, why)
+        else:
+            table.add_row(style[pv.label], f"{pv.confidence:.2f}", f"[bold]{paper}[/bold]\n{why}")
     out.print(table)
     for note in verdict.notes:
         out.print(f"[dim]note: {safe(note)}[/]")
