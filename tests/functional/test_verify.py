@@ -169,6 +169,20 @@ def test_verify_cli_json_contract(scifact_library: Library, capsys: pytest.Captu
             assert set(r) == {"sentence_id", "position", "text", "stance", "p_support", "p_refute"}
 
 
+@pytest.mark.parametrize("columns", [80, 140])
+def test_verify_table_on_an_80_column_terminal(scifact_library: Library, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch, columns: int) -> None:
+    scifact_library.close()
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["verify", "Active Ly49Q induces neutrophil polarization.", "--papers", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(x) for x in lines) <= columns
+    header = next(x for x in lines if "verdict" in x and "conf" in x)
+    cells = header.split("┃")[1:-1]
+    assert len(cells) == (4 if columns >= 110 else 3) and len(cells[-1]) >= 40
+    assert any("scifact:5531479" in x for x in lines) and any("#" in x and "P support" not in x for x in lines)
+
+
 def test_verify_claims_file_writes_official_predictions(scifact_library: Library, tmp_path: Path) -> None:
     scifact_library.close()
     out = tmp_path / "pred.jsonl"
