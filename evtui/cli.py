@@ -106,7 +106,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     out.print(f"[bold]{result.query.mode}[/] · {result.method}  ", aspect_chips(aspects))
     for note in result.notes:
         out.print(f"[dim]note: {safe(note)}[/]")
-    from evtui.honest import honest
+    from evtui.honest import honest, in_part
 
     checked = honest(result.evidence, aspects, result.method)  # rows that mention the query's concepts
     for note in checked.notes:
@@ -127,7 +127,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         table.add_column("paper · section", style="cyan", max_width=34)
     for e in checked.evidence:
         section = e.sentence.section_title or e.sentence.section_kind
-        cells = [str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects)]
+        cells = [str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects, in_part(e.sentence.text, aspects))]
         text = highlight(e.sentence.text, e.highlights, aspects)
         if wide:
             table.add_row(*cells, text, f"{safe(e.sentence.paper_id, oneline=True)}\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from rich.markup import escape
 from rich.text import Text
@@ -81,12 +81,19 @@ def aspect_chips(aspects: Sequence[Aspect]) -> Text:
     return out
 
 
-def coverage_marker(spans: Sequence[Span], aspects: Sequence[Aspect]) -> Text:
-    """One dot per aspect: filled in the aspect's colour when the sentence matches it."""
+def coverage_marker(spans: Sequence[Span], aspects: Sequence[Aspect], partly: Collection[str] = ()) -> Text:
+    """One dot per aspect: filled in the aspect's colour when the sentence matches it, half-filled for the ids in
+    `partly` (concepts it mentions only in part, as the result filter counts them: evtui.honest.in_part)."""
     hit = {s.aspect for s in spans}
+    part = set(partly)
     out = Text()
     for i, a in enumerate(aspects):
-        out.append("●" if a.id in hit else "○", style=aspect_color(i) if a.id in hit else "dim")
+        if a.id in hit:
+            out.append("●", style=aspect_color(i))
+        elif a.id in part:
+            out.append("◐", style=aspect_color(i))
+        else:
+            out.append("○", style="dim")
     return out
 
 

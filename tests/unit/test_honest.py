@@ -84,3 +84,16 @@ def test_a_generic_word_alone_is_no_mention() -> None:
     il6 = parse_query("IL-6 causes fever")
     assert honest([_text_row(3, "Interleukin was measured in 6 patients.")], il6.aspects, "bm25").nothing
     assert not honest([_text_row(4, "Serum IL6 rose.")], il6.aspects, "bm25").nothing
+
+
+def test_the_coverage_dots_show_a_concept_mentioned_in_part() -> None:
+    from evtui.honest import in_part
+    from evtui.render import coverage_marker
+
+    q = parse_query("aspirin reduces colorectal cancer")
+    text = "Aspirin at 75 mg daily lowered colorectal adenoma recurrence by 21%."
+    spans = compile_matcher(q.aspects).spans(text)
+    crc = next(a.id for a in q.aspects if a.label == "colorectal cancer")
+    assert in_part(text, q.aspects, {s.aspect for s in spans}) == [crc]
+    assert coverage_marker(spans, q.aspects, in_part(text, q.aspects)).plain == "●●◐"
+    assert coverage_marker(spans, q.aspects).plain == "●●○"

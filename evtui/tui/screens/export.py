@@ -15,6 +15,7 @@ from textual.widgets import Button, DataTable, Header, Input, Label, Markdown, S
 
 from evtui.errors import EvtuiError
 from evtui.export import FORMATS, Selected, render, to_markdown, write_export
+from evtui.honest import in_part
 from evtui.render import coverage_marker, plain
 from evtui.tui.base import EvtuiScreen
 from evtui.tui.data import short
@@ -94,7 +95,7 @@ class ExportScreen(EvtuiScreen):
         width = max(20, pane - (3 + 4 + 16) - 2 * 4 - 2)
         for n, it in enumerate(self.items, 1):
             paper = it.paper.id if it.paper else "—"
-            table.add_row(str(n), coverage_marker(it.highlights, it.aspects), Text(short(it.text, width)),
+            table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects)), Text(short(it.text, width)),
                           Text(short(paper, 16), style="cyan"), key=it.sentence_id)
         if self.items:
             table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Header, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
 from evtui.errors import EvtuiError, QueryError
+from evtui.honest import in_part
 from evtui.methods import needs_embeddings
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
@@ -373,7 +374,7 @@ class SearchScreen(EvtuiScreen):
             return ([
                 self.rank_cell(e, sid in selected),
                 judge_cell(self.judgments.get(sid), sid in self.judge_pending),
-                coverage_marker(e.highlights, aspects), text,
+                coverage_marker(e.highlights, aspects, in_part(e.sentence.text, aspects)), text,
             ], sid, height)
 
         table.load(self.rows, row, upto=keep_row)
@@ -629,7 +630,7 @@ class SearchScreen(EvtuiScreen):
             out.append("\n")
         covered = {h.aspect for h in e.highlights}
         out.append("\naspects ", style="bold")
-        out.append_text(coverage_marker(e.highlights, aspects))
+        out.append_text(coverage_marker(e.highlights, aspects, in_part(e.sentence.text, aspects)))
         out.append(f"  {len(covered)}/{len(aspects)} covered\n", style="dim")
         out.append(f"rank #{e.rank} of {len(self.result.evidence)} · {self.result.method} score {e.score:.2f}\n",
                    style="dim")
