@@ -569,6 +569,8 @@ def _bench_scifact_verify(args: argparse.Namespace) -> int:
         return 0
     _verify_table(res, f"[bold]{safe(res['dataset'])}[/] · verify · {res['claims']} claims · top {res['papers']} "
                        f"papers · {res['seconds']:.1f}s")
+    if note := sv.trained_on(Path(args.claims)):  # the --json keys stay as they are: a contract
+        err.print(f"[yellow]note: {safe(note)}[/]")
     return 0
 
 
@@ -628,6 +630,7 @@ def _verify_table(res: dict[str, Any], title: str) -> None:
     c = res["counts"]
     out.print(f"[dim]gold: {c['gold_abstracts']} abstracts, {c['gold_sentences']} sentences · predicted: "
               f"{c['predicted_abstracts']} abstracts, {c['predicted_sentences']} sentences[/]")
+
 
 
 def cmd_bench_runs(args: argparse.Namespace) -> int:

@@ -239,6 +239,21 @@ def verifier_version() -> str | None:
     return f"{m.get('version', '')}:{str(digest or '')[:12]}"
 
 
+def trained_on(claims_path: Path) -> str:
+    """A note when the shipped verifier was trained on this claims file (model.json `training_data` names it):
+    its figures are then in-sample, and a user comparing them with held-out ones should be told ("" otherwise)."""
+    manifest = Path(__file__).resolve().parent.parent / "resources" / "verifier" / "model.json"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8")).get("training_data") or {}
+    except (OSError, ValueError, AttributeError):
+        return ""
+    described = str(data.get("scifact", "")) if isinstance(data, dict) else ""
+    if claims_path.name and claims_path.name in described:
+        return (f"in-sample: the verifier was trained on {claims_path.name} (all but its calibration fold); "
+                "BENCHMARKS.md gives the claim-grouped cross-validated figures")
+    return ""
+
+
 class SciFactVerifyRun(Benchmark[dict[str, Any]]):
     """`bench scifact --task verify` as a driver spec: each claim (id and text only) is predicted over the whole
     corpus by `predict`, stored with its label-only F1, and the run is scored with the official metrics."""

@@ -355,3 +355,8 @@ def test_cli_scifact_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "no prediction for 9 claim(s)" in json.loads(capsys.readouterr().out)["error"]
     assert main(["bench", "scifact-eval", "--gold", str(tmp_path / "nope.jsonl"), "--pred", str(pred)]) == 2
     assert "cannot read SciFact claims" in capsys.readouterr().err
+
+
+def test_figures_on_the_verifiers_own_training_claims_are_called_in_sample() -> None:
+    assert "in-sample" in sv.trained_on(Path("somewhere/claims_train.jsonl"))  # model.json names its training file
+    assert sv.trained_on(Path("claims_dev.jsonl")) == "" and sv.trained_on(SF_CLAIMS) == ""
