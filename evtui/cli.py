@@ -443,10 +443,19 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     table = Table(title="EvidenceBench Aspect Recall")
     for col in ("task", "method", "items", "skipped", "aspect recall", "seconds"):
         table.add_column(col, justify="left" if col in ("task", "method") else "right")
+    from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
+
+    marked = False
     for r in results:
-        table.add_row(r["task"], plain(r["method"]), str(r["n_items"]), str(r["n_skipped"]),
-                      f"{r['aspect_recall']:.1f}", f"{r['seconds']:.1f}")
+        recall = Text(f"{r['aspect_recall']:.1f}")
+        if in_sample({**r, "data": str(data)}):  # the ranker was trained on this file: say so beside the figure
+            recall.append(" in-sample", style=IN_SAMPLE_STYLE)
+            marked = True
+        table.add_row(r["task"], plain(r["method"]), str(r["n_items"]), str(r["n_skipped"]), recall,
+                      f"{r['seconds']:.1f}")
     Console(emoji=False).print(table)
+    if marked:
+        err.print(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
     return 0
 
 
@@ -537,6 +546,10 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
     for m in (k for k in res if "@" in k):
         table.add_row(m, f"{res[m]:.4f}" if m.startswith("ndcg") else f"{res[m]:.1f} %")
     out.print(table)
+    from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
+
+    if in_sample({"method": res["method"], "dataset": res["dataset"], "data": str(args.claims)}):
+        err.print(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
     return 0
 
 

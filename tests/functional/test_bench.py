@@ -123,3 +123,19 @@ def test_bad_inputs(tmp_path: Path) -> None:
     bad.write_text('{"a": 1}')
     with pytest.raises(EvtuiError, match="not an EvidenceBench"):
         run_evidencebench(bad, "er-10", "bm25", home=tmp_path)
+
+
+def test_a_figure_on_the_rankers_training_file_says_in_sample(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    same_name = tmp_path / "evidencebench_dev_set.json"  # a file the shipped ranker was trained on, by name
+    shutil.copy(EB3, same_name)
+    assert main(["bench", "evidencebench", "--data", str(same_name), "--task", "er-10", "--method", "best",
+                 "--limit", "1", "--no-save"]) == 0
+    out = capsys.readouterr()
+    assert "in-sample" in out.out and "in-sample: the method's learned model" in out.err
+    assert main(["bench", "evidencebench", "--data", str(EB3), "--task", "er-10", "--method", "best",
+                 "--limit", "1", "--no-save"]) == 0
+    other = capsys.readouterr()
+    assert "in-sample" not in other.out + other.err
