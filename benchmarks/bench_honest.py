@@ -24,10 +24,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from evtui.bench.driver import bench_library  # noqa: E402
+from evtui.bench.scifact import paper_id  # noqa: E402
 from evtui.config import Config, load_config  # noqa: E402
 from evtui.honest import generic_words, honest  # noqa: E402
 from evtui.library import Library  # noqa: E402
-from evtui.models import Evidence, ParsedQuery  # noqa: E402
+from evtui.models import Evidence, ParsedQuery, sentence_id  # noqa: E402
 from evtui.request import SearchRequest  # noqa: E402
 from evtui.search import Searcher  # noqa: E402
 
@@ -45,7 +46,8 @@ def searched(lib: Library, claims: list[dict[str, Any]]) -> list[tuple[ParsedQue
 
 def gold_ids(claim: dict[str, Any]) -> set[str]:
     # The corpus loader stores the title at position 0 and abstract sentence i at i + 1 (evtui/bench/scifact_ids.py).
-    return {f"scifact:{d}:{i + 1}" for d, evs in claim["evidence"].items() for ev in evs for i in ev["sentences"]}
+    return {sentence_id(paper_id(d), i + 1) for d, evs in claim["evidence"].items() for ev in evs
+            for i in ev["sentences"]}
 
 
 def score(rule: dict[str, Any], claims: list[dict[str, Any]], on_topic: list, off_topic: list) -> dict[str, Any]:

@@ -91,6 +91,13 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
     return lib
 
 
+def _one_line(text: str) -> Text:
+    """Where a row is from, under it on a narrow terminal: one dim line, cut with an ellipsis."""
+    out = plain(text, "cyan dim", oneline=True)
+    out.no_wrap, out.overflow = True, "ellipsis"
+    return out
+
+
 # -- verbs -----------------------------------------------------------------------------------------
 def cmd_search(args: argparse.Namespace) -> int:
     from evtui.render import aspect_chips, coverage_marker, highlight
@@ -106,7 +113,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     out.print(f"[bold]{result.query.mode}[/] · {result.method}  ", aspect_chips(aspects))
     for note in result.notes:
         out.print(f"[dim]note: {safe(note)}[/]")
-    from evtui.honest import honest, in_part
+    from evtui.honest import honest
 
     checked = honest(result.evidence, aspects, result.method)  # rows that mention the query's concepts
     for note in checked.notes:
@@ -127,15 +134,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         table.add_column("paper · section", style="cyan", max_width=34)
     for e in checked.evidence:
         section = e.sentence.section_title or e.sentence.section_kind
-        cells = [str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects, in_part(e.sentence.text, aspects))]
+        cells = [str(e.rank), f"{e.score:.2f}", coverage_marker(e.highlights, aspects, checked.partly.get(e.sentence.id, ()))]
         text = highlight(e.sentence.text, e.highlights, aspects)
         if wide:
             table.add_row(*cells, text, f"{safe(e.sentence.paper_id, oneline=True)}\n"
                           f"{safe((e.title or '')[:60], oneline=True)}\n[dim]{safe(section, oneline=True)}[/]")
         else:
-            where = plain(f"{e.sentence.paper_id} · {section} · {e.title or ''}", "cyan dim", oneline=True)
-            where.no_wrap, where.overflow = True, "ellipsis"
-            table.add_row(*cells, Group(text, where))
+            table.add_row(*cells, Group(text, _one_line(f"{e.sentence.paper_id} · {section} · {e.title or ''}")))
     out.print(table)
     return 0
 
@@ -176,6 +181,7 @@ def _merged(a: Any, b: Any) -> Any:
         setattr(a, name, getattr(a, name) + getattr(b, name))
     a.errors.extend(b.errors)
     a.notes.extend(b.notes)
+    a.same_paper_notes.extend(b.same_paper_notes)
     for k, v in b.by_format.items():
         a.by_format[k] = a.by_format.get(k, 0) + v
     return a
@@ -645,7 +651,6 @@ def _verify_table(res: dict[str, Any], title: str) -> None:
               f"{c['predicted_abstracts']} abstracts, {c['predicted_sentences']} sentences[/]")
 
 
-
 def cmd_bench_runs(args: argparse.Namespace) -> int:
     from evtui.bench import list_runs
 
@@ -805,8 +810,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         if wide:
             table.add_row(*cells, sentence, why, where)
         else:
-            at = plain(f"{e.sentence.paper_id} · #{e.rank} · {section} · {e.title or ''}", "cyan dim", oneline=True)
-            at.no_wrap, at.overflow = True, "ellipsis"
+            at = _one_line(f"{e.sentence.paper_id} · #{e.rank} · {section} · {e.title or ''}")
             table.add_row(*cells, Group(sentence, Text.from_markup(f"[dim]{why}[/]"), at))
     out.print(table)
     out.print(f"[dim]{totals['judged']} judged, {totals['cached']} cached, {totals['failed']} failed, "

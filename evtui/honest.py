@@ -35,6 +35,7 @@ class Honest:
     hidden: int = 0  # rows dropped because they mention none of the concepts
     missing: list[str] = field(default_factory=list)  # concept labels no row mentions
     notes: list[str] = field(default_factory=list)
+    partly: dict[str, frozenset[str]] = field(default_factory=dict)  # sentence id -> concepts it names only in part
 
     @property
     def nothing(self) -> bool:
@@ -84,12 +85,16 @@ def generic_words() -> frozenset[str]:
     return frozenset(w for w in text.split("\n") if w and not w.startswith("#"))
 
 
-def _found(text: str, terms: Sequence[frozenset[str]], generic: frozenset[str]) -> int:
-    """2: every content unit of one of the names is in the text; 1: at least half of one name's (at least one),
-    one of them specific; 0: neither."""
+def _units(text: str) -> set[str]:
+    """The text's units, as `content_words` makes them, and each hyphen part's stem (caspase-11 -> caspas, 11)."""
+    return {unit(t) for t in TOKEN_RE.findall(text)} | {stem(p.lower()) for p in PART_RE.findall(text)}
+
+
+def _found(have: set[str], terms: Sequence[frozenset[str]], generic: frozenset[str]) -> int:
+    """2: every content unit of one of the names is in `have` (a text's `_units`); 1: at least half of one name's
+    (at least one), one of them specific; 0: neither."""
     if not terms:
         return 0
-    have = {unit(t) for t in TOKEN_RE.findall(text)} | {stem(p.lower()) for p in PART_RE.findall(text)}
     if any(t <= have for t in terms):
         return 2
     return int(any(len(t & have) >= max(1, math.ceil(len(t) / 2)) and (t & have) - generic for t in terms))
@@ -98,8 +103,8 @@ def _found(text: str, terms: Sequence[frozenset[str]], generic: frozenset[str]) 
 def in_part(text: str, aspects: Sequence[Aspect], skip: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Ids of the concepts (not in `skip`: those highlighted whole) that `text` mentions by their content words,
     all of them or half with a specific one — what the filter counts, for the judge's rationale."""
-    common = generic_words()
-    return [a.id for a in concepts(aspects) if a.id not in skip and _found(text, content_words(a), common)]
+    common, have = generic_words(), _units(text)
+    return [a.id for a in concepts(aspects) if a.id not in skip and _found(have, content_words(a), common)]
 
 
 def honest(evidence: Sequence[Evidence], aspects: Sequence[Aspect], method: str, *, partial: bool = True,
@@ -118,14 +123,19 @@ def honest(evidence: Sequence[Evidence], aspects: Sequence[Aspect], method: str,
     def mentions(e: Evidence) -> set[str]:
         lit = {h.aspect for h in e.highlights} & ids
         mentioned.update(lit)
-        found = {aid: _found(e.sentence.text, words[aid], common) for aid in ids - lit if aid in words}
+        have = _units(e.sentence.text) if words else set()
+        found = {aid: _found(have, words[aid], common) for aid in ids - lit if aid in words}
         mentioned.update(aid for aid, level in found.items() if level == 2)
-        return lit | {aid for aid, level in found.items() if level}
+        part = frozenset(aid for aid, level in found.items() if level)
+        if part:
+            partly_of[e.sentence.id] = part
+        return lit | part
 
+    partly_of: dict[str, frozenset[str]] = {}
     by_row = [(e, mentions(e)) for e in evidence]
     partly = set().union(*(m for _e, m in by_row)) - mentioned
     missing = [a.label for a in wanted if a.id not in mentioned]
-    out = Honest(list(evidence), missing=missing)
+    out = Honest(list(evidence), missing=missing, partly=partly_of)
     if not is_semantic(method):  # a semantic method's rows may rightly share no word with the query
         out.evidence = [e for e, m in by_row if m]
         out.hidden = len(evidence) - len(out.evidence)

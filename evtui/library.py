@@ -96,7 +96,8 @@ class IngestReport:
     by_format: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # papers stored with a change (a split sentence, a cut title)
     paper_vectors: int = 0  # new or replaced papers given their dense vector (only in a library that has them)
-    same_paper: int = 0  # not added: the same paper (DOI, PMCID or PMID) is stored under another id
+    same_paper: int = 0  # not added: the same paper (DOI, PMCID, PMID or PDF file) is stored under another id
+    same_paper_notes: list[str] = field(default_factory=list)  # those of `notes` that say so (the app shows them)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -405,8 +406,9 @@ class Library:
                 return
             try:
                 stored = self._writes().paper_states([p.id for p, _h in batch])
-                found = self._writes().same_papers(k for p, _h in batch if p.id not in stored
-                                                   for k in identity_keys(p)) if one_copy else {}
+                # a new id's DOI / PMCID / PMID / PDF file, to find the same paper stored under another id
+                keys_of = {p.id: identity_keys(p) for p, _h in batch if p.id not in stored} if one_copy else {}
+                found = self._writes().same_papers(k for keys in keys_of.values() for k in keys)
                 todo: list[tuple[ParsedPaper, str]] = []
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
                 held: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # key -> (id, info) of papers kept
@@ -417,19 +419,19 @@ class Library:
                     if state is not None and state[0] == h:
                         report.unchanged += 1
                         continue
-                    keys = identity_keys(paper) if state is None and one_copy else []
+                    keys = keys_of.get(paper.id, []) if state is None else []
                     other = self._same_paper(paper, keys, found, held, stubs, report)
                     if other:
                         continue
                     held.update({k: (paper.id, paper.info) for k in keys})
                     todo.append((paper, h))
                     report.by_format[paper.source_format] = report.by_format.get(paper.source_format, 0) + 1
-                todo = [(p, h) for p, h in todo if p.id not in stubs]
+                todo = [(p, h) for p, h in todo if p.id not in stubs]  # a stub of this batch is simply not stored
                 if todo:
                     self._write_batch(todo, report, {pid: st[0] for pid, st in stored.items()},
                                       extract_abbreviations)
                 if stubs:
-                    self._remove([pid for pid in stubs if pid not in {p.id for p, _h in todo}])
+                    self._remove(stubs)  # only stored ones are there to remove
             except Exception as exc:  # noqa: BLE001 - one failed batch must not end the ingest or lose its report
                 # Rolled back, or left 'pending' for recover(): what was stored before is untouched either way.
                 from evtui.repair import why_not_written
@@ -523,16 +525,17 @@ class Library:
                                     f"replaces {other} (the same file read bare)")
                 return None
             report.same_paper += 1
+            why = ""
             if full and not has_full_text(paper.info):
-                report.notes.append(f"{paper.source_path}: {paper.id}: already in the library with its full text, "
-                                    f"as {other}")
-            elif key[0] == "file":
-                if not from_reference(info):  # a PDF beside its .bib read again: counted, not noted file by file
-                    report.notes.append(f"{paper.source_path}: not added again: this file is already in the "
-                                        f"library as {other}")
-            else:
-                report.notes.append(f"{paper.source_path}: not added: the same paper ({key[0].upper()} {key[1]}) is "
-                                    f"already in the library as {other} (remove {other} first to replace it)")
+                why = f"{paper.id}: already in the library with its full text, as {other}"
+            elif key[0] != "file":
+                why = (f"not added: the same paper ({key[0].upper()} {key[1]}) is already in the library as {other} "
+                       f"(remove {other} first to replace it)")
+            elif not from_reference(info):  # a PDF beside its .bib read again: counted, not noted file by file
+                why = f"not added again: this file is already in the library as {other}"
+            if why:
+                report.notes.append(f"{paper.source_path}: {why}")
+                report.same_paper_notes.append(f"{paper.source_path}: {why}")
             return other
         return None
 

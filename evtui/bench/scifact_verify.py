@@ -225,15 +225,21 @@ def default_predictor() -> Predictor:
     return scifact_predict.predict
 
 
-def verifier_version() -> str | None:
-    """The shipped verifier's identity (model.json: version and sha256), part of a verify run's resume key so
-    a run resumed after a retrain never mixes two models' predictions; None before a model ships."""
+def _verifier_manifest() -> dict[str, Any] | None:
+    """The shipped verifier's model.json (None when absent or unreadable)."""
     manifest = Path(__file__).resolve().parent.parent / "resources" / "verifier" / "model.json"
     try:
         m = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(m, dict):
+    return m if isinstance(m, dict) else None
+
+
+def verifier_version() -> str | None:
+    """The shipped verifier's identity (model.json: version and sha256), part of a verify run's resume key so
+    a run resumed after a retrain never mixes two models' predictions; None before a model ships."""
+    m = _verifier_manifest()
+    if m is None:
         return None
     digest = (m.get("adapter") or {}).get("sha256") if isinstance(m.get("adapter"), dict) else m.get("sha256")
     return f"{m.get('version', '')}:{str(digest or '')[:12]}"
@@ -242,11 +248,7 @@ def verifier_version() -> str | None:
 def trained_on(claims_path: Path) -> str:
     """A note when the shipped verifier was trained on this claims file (model.json `training_data` names it):
     its figures are then in-sample, and a user comparing them with held-out ones should be told ("" otherwise)."""
-    manifest = Path(__file__).resolve().parent.parent / "resources" / "verifier" / "model.json"
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8")).get("training_data") or {}
-    except (OSError, ValueError, AttributeError):
-        return ""
+    data = (_verifier_manifest() or {}).get("training_data")
     described = str(data.get("scifact", "")) if isinstance(data, dict) else ""
     if claims_path.name and claims_path.name in described:
         return (f"in-sample: the verifier was trained on {claims_path.name} (all but its calibration fold); "

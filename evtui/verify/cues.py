@@ -60,34 +60,23 @@ def non_significant(text: str) -> bool:
     return bool(values) and all(v > 0.05 for v in values) and not small
 
 
-def _cue(text: str) -> str:
-    """The finding's direction in a few words, e.g. "a decrease", "no effect", "an association"."""
-    if _NEGATED.search(text):
-        m = _NEGATED.search(text)
-        return f"“{m.group(0).lower()}”" if m else "a negated finding"
+def _reading(text: str) -> tuple[str, str]:
+    """The finding's direction ("neg", "up", "down", or "" for an association or nothing) and the word that says
+    it, e.g. ("down", "lowered"), ("neg", "did not"), ("", "associated")."""
+    if m := _NEGATED.search(text):
+        return "neg", m.group(0).lower()
     up, down = _UP.search(text), _DOWN.search(text)
     if up and (not down or up.start() < down.start()):
-        return f"“{up.group(0).lower()}”"
+        return "up", up.group(0).lower()
     if down:
-        return f"“{down.group(0).lower()}”"
+        return "down", down.group(0).lower()
     m = _ASSOC.search(text)
-    return f"“{m.group(0).lower()}”" if m else ""
+    return "", m.group(0).lower() if m else ""
 
 
-def _direction(text: str) -> str:
-    """"neg", "up", "down" or "" (the same reading as `_cue`)."""
-    if _NEGATED.search(text):
-        return "neg"
-    up, down = _UP.search(text), _DOWN.search(text)
-    if up and (not down or up.start() < down.start()):
-        return "up"
-    return "down" if down else ""
-
-
-def cue_side(claim: str, sentence: str) -> str:
-    """The side the two cues alone point to ("" when they do not): a negated finding against a directional claim
-    refutes; two directions support when they agree."""
-    s, q = _direction(sentence), _direction(claim)
+def _cue_side(s: str, q: str) -> str:
+    """The side the sentence's and the claim's directions alone point to ("" when they do not): a negated finding
+    against a directional claim refutes; two directions support when they agree."""
     if s == "neg" and q in ("up", "down"):
         return "refutes"
     if s in ("up", "down") and q in ("up", "down"):
@@ -103,9 +92,10 @@ def explain(claim: str, sentence: str, stance: str, p: float, lean: tuple[str, f
         return f"leans to {'supporting' if lean[0] == 'supports' else 'refuting'} (P {lean[1]:.2f}), too unsure to take a side"
     if stance == "neutral":
         return f"takes no side on the claim (P(neutral) {p:.2f})"
-    s_cue, q_cue = _cue(sentence), _cue(claim)
+    (s_dir, s_word), (q_dir, q_word) = _reading(sentence), _reading(claim)
+    s_cue, q_cue = (f"“{w}”" if w else "" for w in (s_word, q_word))
     arrow = "supports" if stance == "supports" else "refutes"
-    if s_cue and q_cue and cue_side(claim, sentence) not in ("", stance):
+    if s_cue and q_cue and _cue_side(s_dir, q_dir) not in ("", stance):
         # The words point the other way ("did not" under a "supports"): say so rather than give them as the reason.
         # Not a veto: on SciFact and Check-COVID gold rationales the model was right 6 of the 8 times they disagreed.
         return (f"the verifier reads it as {'supporting' if stance == 'supports' else 'refuting'} the query "

@@ -19,7 +19,6 @@ from textual.widgets import DataTable, Header, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
 from evtui.errors import EvtuiError, QueryError
-from evtui.honest import in_part
 from evtui.methods import needs_embeddings
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
@@ -105,6 +104,7 @@ class SearchScreen(EvtuiScreen):
         self.stance: str | None = None  # show only rows whose verdict has this stance
         self.grouped = False  # rows grouped by paper
         self.kept: list[Evidence] = []  # the result's rows that mention the query's concepts (evtui.honest)
+        self.partly: dict[str, frozenset[str]] = {}  # ... and the concepts each names only in part
         self.rows: list[Evidence] = []  # what the table shows: `kept`, filtered by stance, maybe grouped
         self.group_heads: set[str] = set()  # sentence ids that open a paper's group
         self.honest_notes: list[str] = []
@@ -318,6 +318,7 @@ class SearchScreen(EvtuiScreen):
 
         checked = honest(msg.result.evidence, parsed.aspects, msg.result.method)
         self.kept = checked.evidence
+        self.partly = checked.partly
         self.honest_notes = checked.notes
         self.render_results(keep_row=msg.keep_row)
         n = len(msg.result.evidence)
@@ -374,7 +375,7 @@ class SearchScreen(EvtuiScreen):
             return ([
                 self.rank_cell(e, sid in selected),
                 judge_cell(self.judgments.get(sid), sid in self.judge_pending),
-                coverage_marker(e.highlights, aspects, in_part(e.sentence.text, aspects)), text,
+                coverage_marker(e.highlights, aspects, self.partly.get(sid, ())), text,
             ], sid, height)
 
         table.load(self.rows, row, upto=keep_row)
@@ -630,7 +631,7 @@ class SearchScreen(EvtuiScreen):
             out.append("\n")
         covered = {h.aspect for h in e.highlights}
         out.append("\naspects ", style="bold")
-        out.append_text(coverage_marker(e.highlights, aspects, in_part(e.sentence.text, aspects)))
+        out.append_text(coverage_marker(e.highlights, aspects, self.partly.get(e.sentence.id, ())))
         out.append(f"  {len(covered)}/{len(aspects)} covered\n", style="dim")
         out.append(f"rank #{e.rank} of {len(self.result.evidence)} · {self.result.method} score {e.score:.2f}\n",
                    style="dim")
