@@ -122,6 +122,9 @@ async def _bench(pilot: Any) -> None:
     await until(pilot, lambda: app.focused is results)  # else "b" may land in the query bar
     await pilot.press("b")
     await until(pilot, lambda: type(app.screen).__name__ == "BenchScreen")
+    # The cost line is filled 0.2 s after the screen opens (a debounce timer): on a loaded machine a fixed pause
+    # could take the picture before it (a flaky CI run, 2026-11-25).
+    await until(pilot, lambda: str(app.screen.query_one("#sweep-cost").render()).strip() != "")
     await pilot.pause(0.1)
     _quiet(app)
     await pilot.pause()
