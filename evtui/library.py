@@ -41,7 +41,7 @@ RW_WAIT = 10.0
 def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
     """The identifiers that name one paper whatever file it came from (a JATS file and a PDF of it get different
     ids: PMC6398430 and doi:10.1093/beheco/ary157; a PDF without a DOI read bare and through a .bib entry:
-    pdf:name-hash and bib:key)."""
+    pdf:name-hash and bib:key; two copies of one PDF without a DOI: pdf:name-hash each, the same sha256)."""
     keys = []
     if p.doi and p.doi.strip():
         keys.append(("doi", p.doi.strip().lower()))
@@ -51,6 +51,9 @@ def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
         keys.append(("pmid", p.pmid.strip()))
     if p.source_path and p.source_path.lower().endswith(".pdf"):  # one PDF file, read bare and through a .bib
         keys.append(("file", os.path.abspath(p.source_path)))
+    digest = p.info.get("file_sha256")
+    if isinstance(digest, str) and digest:  # the same bytes under another name or folder
+        keys.append(("pdf", digest))
     return keys
 
 
@@ -519,15 +522,18 @@ class Library:
                 report.notes.append(f"{paper.source_path}: the full text of {other} (same {key[0].upper()} "
                                     f"{key[1]}), stored as {paper.id}; the metadata-only entry is removed")
                 return None
-            if key[0] == "file" and from_reference(paper.info) and not from_reference(info):
+            if key[0] in ("file", "pdf") and from_reference(paper.info) and not from_reference(info):
                 stubs.append(other)
                 report.notes.append(f"{paper.source_path}: read through its reference entry as {paper.id}, which "
-                                    f"replaces {other} (the same file read bare)")
+                                    f"replaces {other} (the same {'file' if key[0] == 'file' else 'PDF'} read bare)")
                 return None
             report.same_paper += 1
             why = ""
             if full and not has_full_text(paper.info):
                 why = f"{paper.id}: already in the library with its full text, as {other}"
+            elif key[0] == "pdf":
+                why = (f"not added: an identical copy of this PDF is already in the library as {other} (remove "
+                       f"{other} first to replace it)")
             elif key[0] != "file":
                 why = (f"not added: the same paper ({key[0].upper()} {key[1]}) is already in the library as {other} "
                        f"(remove {other} first to replace it)")

@@ -231,20 +231,27 @@ class Store:
         return {r[0]: (r[1], r[2]) for r in rows}
 
     def same_papers(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """(kind, value) -> id of a stored paper with that identifier: kind "doi" (lower-cased), "pmcid", "pmid" or
-        "file" (the PDF it was read from). One scan of the papers table per ingest batch (no index on these
-        columns)."""
-        want: dict[str, list[str]] = {"doi": [], "pmcid": [], "pmid": [], "file": []}
+        """(kind, value) -> id of a stored paper with that identifier: kind "doi" (lower-cased), "pmcid", "pmid",
+        "file" (the PDF it was read from) or "pdf" (that file's sha256, in paper_info). One scan of the papers table
+        per ingest batch (no index on these columns), and one of paper_info when a PDF is among them."""
+        want: dict[str, list[str]] = {"doi": [], "pmcid": [], "pmid": [], "file": [], "pdf": []}
         for kind, value in keys:
             want[kind].append(value)
         if not any(want.values()):
             return {}
+        out: dict[tuple[str, str], str] = {}
+        if want["pdf"]:  # "pdf": the sha256 of the PDF file a paper was read from (its paper_info)
+            for pid, digest in self.con.execute(
+                    "SELECT p.id, json_extract_string(i.info, '$.file_sha256') AS d FROM paper_info i"
+                    " JOIN papers p ON p.id = i.paper_id WHERE p.state = 'ready' AND"
+                    " json_extract_string(i.info, '$.file_sha256') IN (SELECT unnest(?)) ORDER BY p.added_at, p.id",
+                    [want["pdf"]]).fetchall():
+                out.setdefault(("pdf", digest), pid)
         rows = self.con.execute(
             "SELECT id, lower(doi), pmcid, pmid, source_path FROM papers WHERE state = 'ready' AND"
             " (lower(doi) IN (SELECT unnest(?)) OR pmcid IN (SELECT unnest(?)) OR pmid IN (SELECT unnest(?))"
             " OR source_path IN (SELECT unnest(?))) ORDER BY added_at, id",
             [want["doi"], want["pmcid"], want["pmid"], want["file"]]).fetchall()
-        out: dict[tuple[str, str], str] = {}
         for pid, doi, pmcid, pmid, path in rows:
             for key in (("doi", doi), ("pmcid", pmcid), ("pmid", pmid), ("file", path)):
                 if key[1]:

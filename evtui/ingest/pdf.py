@@ -322,7 +322,19 @@ def parse_pdf(path: Path) -> ParsedPaper:
         doc.close()
     first_page_all = raw_pages[0][0]
     pages = _drop_margins(raw_pages, stats)
-    return _assemble(path, pages, first_page_all, meta, stats)
+    paper = _assemble(path, pages, first_page_all, meta, stats)
+    # The same bytes under another name ("paper (1).pdf", a Zotero copy) are the same paper: its id comes from the
+    # path, so the library matches copies by this (evtui.library.identity_keys).
+    paper.info["file_sha256"] = _file_sha256(path)
+    return paper
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _metadata(doc: Any) -> dict[str, str]:

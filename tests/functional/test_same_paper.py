@@ -107,3 +107,39 @@ def test_the_bib_entry_replaces_the_bare_pdf_read_before_it(tmp_path: Path,
     assert later["papers_added"] == 1 and any("the same file read bare" in n for n in later["notes"])
     papers = _papers(capsys)
     assert [p["id"] for p in papers] == ["bib:doe2020"] and papers[0]["year"] == 2020
+
+
+def test_two_copies_of_a_pdf_without_a_doi_are_one_paper(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    src = ROOT / "tests" / "fixtures" / "pdf" / "unlabelled-abstract.pdf"
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    shutil.copy(src, downloads / "aspirin.pdf")
+    shutil.copy(src, downloads / "aspirin (1).pdf")  # the browser's second download of it
+    report = _ingest(capsys, downloads)
+    assert (report["papers_added"], report["papers_already_stored"]) == (1, 1)
+    assert any("an identical copy of this PDF is already in the library" in n for n in report["notes"])
+    assert len(_papers(capsys)) == 1
+    # a third copy in another folder, ingested later, and then the .bib entry that links a copy
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copy(src, other / "trial.pdf")
+    assert _ingest(capsys, other / "trial.pdf")["papers_already_stored"] == 1
+    folder = _bib_folder(tmp_path)
+    later = _ingest(capsys, folder / "refs.bib")
+    assert later["papers_added"] == 1 and any("the same PDF read bare" in n for n in later["notes"])
+    assert [p["id"] for p in _papers(capsys)] == ["bib:doe2020"]
+
+
+def test_a_changed_pdf_under_another_name_is_another_paper(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    folder = tmp_path / "two"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "fixtures" / "pdf" / "unlabelled-abstract.pdf", folder / "a.pdf")
+    data = (ROOT / "tests" / "fixtures" / "pdf" / "unlabelled-abstract.pdf").read_bytes()
+    (folder / "b.pdf").write_bytes(data + b"\n%% another revision\n")  # one byte differs: not the same file
+    report = _ingest(capsys, folder)
+    assert (report["papers_added"], report["papers_already_stored"]) == (2, 0)
