@@ -166,8 +166,9 @@ def test_no_concept_matched_says_so(papers_ingested: Path) -> None:
             screen = _screen(app)
             assert app.result is not None and app.result.evidence  # BM25 finds rows on "cause" alone ...
             assert screen.query_one(DataTable).row_count == 0  # ... none shown
-            status = str(screen.query_one("#status", Static).render())
-            assert "no sentence mentions “xylophonic zebrafication” or “quarkitis”" in status
+            notes = screen.query_one("#notes", Static)  # on their own line: never cut at the screen's edge
+            assert notes.display
+            assert "no sentence mentions “xylophonic zebrafication” or “quarkitis”" in str(notes.render())
             assert "no sentence mentions" in screen.query_one(TextPane).text.plain
 
     run(flow)

@@ -130,6 +130,7 @@ class SearchScreen(EvtuiScreen):
             yield Select([("judge: local", "local"), ("judge: llm", "llm")],
                          value=judge if judge in ("local", "llm") else "local", id="judge", allow_blank=False)
         yield Static("opening the library…", id="status")
+        yield Static("", id="notes")  # what the search changed or could not find, wrapped: never cut at the edge
         yield Static("", id="verdicts")
         with Horizontal(id="main"):
             yield PagedTable(id="results", cursor_type="row", zebra_stripes=True)
@@ -144,6 +145,14 @@ class SearchScreen(EvtuiScreen):
 
     def status(self, text: str | Text) -> None:
         self.query_one("#status", Static).update(text, layout=False)  # one line, always
+
+    def show_notes(self, notes: str) -> None:
+        """The search's notes on their own line below the status (two at most, wrapped), so that at 80 columns
+        "mentioned only in part: …" is read in full rather than cut after its first words; hidden when there are
+        none."""
+        box = self.query_one("#notes", Static)
+        box.update(Text(notes, style="yellow"))
+        box.display = bool(notes)
 
     # -- the library -------------------------------------------------------------------------------
     def library_ready(self, note: str) -> None:
@@ -298,6 +307,7 @@ class SearchScreen(EvtuiScreen):
         self._searching = False
         if msg.what == "Query":
             self.status(Text(msg.reason, style="red"))
+            self.show_notes("")  # the last search's notes are not this query's
 
     def on_search_done(self, msg: SearchDone) -> None:
         self._searching = False
@@ -326,8 +336,8 @@ class SearchScreen(EvtuiScreen):
                           if not x.startswith("mode detected") and "edited" not in x)
         more = " · ↓ more at the end" if n >= self.search_k and self.search_k < MAX_K else ""
         shown = f"{len(self.kept)} of {n}" if len(self.kept) != n else f"{n}"
-        self.status(Text(f"{shown} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms{more}"
-                         + (f" · {notes}" if notes else ""), style="yellow" if checked.notes else ""))
+        self.status(f"{shown} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms{more}")
+        self.show_notes(notes)
         table = self.query_one(PagedTable)
         if self.rows:
             if not msg.keep_row:
