@@ -128,7 +128,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     table = Table(show_lines=not wide, expand=True, pad_edge=False)
     table.add_column("#", justify="right", style="dim", width=3)
     table.add_column("score", justify="right", width=6)
-    table.add_column("aspects", width=max(4, len(aspects)))
+    table.add_column("aspects" if len(aspects) >= 7 else "asp", width=max(3, len(aspects)))  # a dot per aspect
     table.add_column("sentence", ratio=1)
     if wide:
         table.add_column("paper · section", style="cyan", max_width=34)
@@ -851,7 +851,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 0
     wide = out.width >= WIDE_TABLE  # narrower: the paper heads its rationales instead of a column of its own
     table = Table(expand=True, pad_edge=False, show_lines=not wide)
-    table.add_column("verdict", width=11)
+    table.add_column("verdict", width=13)  # "● no evidence" on one line
     table.add_column("conf", justify="right", width=5)
     if wide:
         table.add_column("paper", ratio=2)

@@ -159,6 +159,38 @@ def test_verdicts_arrive_without_asking_and_filter_by_stance(papers_ingested: Pa
     run(flow)
 
 
+@pytest.mark.skipif(local_judge_missing() is not None, reason=str(local_judge_missing()))
+def test_an_empty_stance_filter_says_so_at_80_columns(papers_ingested: Path) -> None:
+    """At 80×24 the detail pane is closed, so the notes line says why the table is empty, and the verdict bar
+    keeps its numbers and the filter within the width."""
+    async def flow() -> None:
+        async with started((80, 24)) as (app, pilot):
+            await search(app, pilot, "aspirin reduces colorectal cancer")
+            screen = _screen(app)
+            table = screen.query_one(PagedTable)
+            await until(pilot, lambda: len(screen.judgments) == table.row_count and not screen.judge_pending,
+                        "the automatic verdicts", timeout=60)
+            counts = {s: sum(1 for j in screen.judgments.values() if j.stance == s)
+                      for s in ("supports", "refutes", "neutral")}
+            empty = next((s for s in ("refutes", "supports", "neutral") if counts[s] == 0), None)
+            if empty is None:
+                pytest.skip("every stance has a verdict here")
+            table.focus()
+            for _ in range(("supports", "refutes", "neutral").index(empty) + 1):
+                await pilot.press("v")
+            await pilot.pause()
+            assert screen.stance == empty and table.row_count == 0
+            notes = screen.query_one("#notes", Static)
+            assert notes.display and f"no judged result is {empty}" in str(notes.render())
+            bar = str(screen.query_one("#verdicts", Static).render())
+            assert f"{empty} only (0; v: next)" in bar and len(bar) <= 76
+            await pilot.press(*["v"] * (3 - ("supports", "refutes", "neutral").index(empty)))  # back to all rows
+            await pilot.pause()
+            assert screen.stance is None and "no judged result" not in str(notes.render())
+
+    run(flow)
+
+
 def test_no_concept_matched_says_so(papers_ingested: Path) -> None:
     async def flow() -> None:
         async with started() as (app, pilot):

@@ -108,6 +108,7 @@ class SearchScreen(EvtuiScreen):
         self.rows: list[Evidence] = []  # what the table shows: `kept`, filtered by stance, maybe grouped
         self.group_heads: set[str] = set()  # sentence ids that open a paper's group
         self.honest_notes: list[str] = []
+        self.search_notes = ""  # the last search's notes, as the notes line shows them
         self._resume_focus: Any = None
         self._history_at: int | None = None  # where ↑/↓ are in the query history (None: the text being typed)
         self._typed = ""
@@ -150,9 +151,18 @@ class SearchScreen(EvtuiScreen):
         """The search's notes on their own line below the status (two at most, wrapped), so that at 80 columns
         "mentioned only in part: …" is read in full rather than cut after its first words; hidden when there are
         none."""
+        self.search_notes = notes
+        self.refresh_notes()
+
+    def refresh_notes(self) -> None:
+        """The notes line: the search's notes, and why the table is empty when a stance filter hides every row (at
+        80 columns the detail pane that also says so is closed)."""
+        parts = [self.search_notes] if self.search_notes else []
+        if self.stance is not None and self.result is not None and self.kept and not self.rows:
+            parts.append(f"no judged result is {self.stance} (v shows the next stance)")
         box = self.query_one("#notes", Static)
-        box.update(Text(notes, style="yellow"))
-        box.display = bool(notes)
+        box.update(Text("; ".join(parts), style="yellow"))
+        box.display = bool(parts)
 
     # -- the library -------------------------------------------------------------------------------
     def library_ready(self, note: str) -> None:
@@ -390,6 +400,7 @@ class SearchScreen(EvtuiScreen):
 
         table.load(self.rows, row, upto=keep_row)
         self.update_verdicts()
+        self.refresh_notes()
         if keep_row:
             table.move_cursor(row=min(keep_row, max(0, len(self.rows) - 1)), animate=False)
 
@@ -437,22 +448,9 @@ class SearchScreen(EvtuiScreen):
             j = self.judgments.get(e.sentence.id)
             if j is not None and getattr(j, "status", "ok") == "ok":
                 counts[j.stance] = counts.get(j.stance, 0) + 1
-        out = Text()
-        if self.result is not None and self.kept:
-            out.append(f"▲ {counts['supports']} support", style="green")
-            out.append(" · ")
-            out.append(f"▼ {counts['refutes']} refute", style="red")
-            out.append(" · ")
-            out.append(f"● {counts['neutral']} neutral", style="grey62")
-            papers = len({e.sentence.paper_id for e in self.kept})
-            out.append(f" · {papers} paper{'s' if papers != 1 else ''}")
-            pending = sum(1 for e in self.kept if e.sentence.id in self.judge_pending)
-            if pending:
-                out.append(f" · judging {pending}…", style="dim")
-            if self.stance is not None:
-                out.append(f" · showing {self.stance} only ({len(self.rows)}; v: next)", style="bold yellow")
-            if self.grouped:
-                out.append(" · by paper (g)", style="bold")
+        out = self._verdict_bar(counts, compact=False)
+        if len(out.plain) > self.size.width - 4:  # 80 columns with a filter on: the words go, the numbers stay
+            out = self._verdict_bar(counts, compact=True)
         if self.has_class("narrow") and not self.filters_open:
             try:
                 active = self.filters() != NO_FILTERS
@@ -461,6 +459,28 @@ class SearchScreen(EvtuiScreen):
             if active:
                 out.append(" · filters on (f)", style="bold yellow")
         self.query_one("#verdicts", Static).update(out, layout=False)
+
+    def _verdict_bar(self, counts: dict[str, int], compact: bool) -> Text:
+        out = Text()
+        if self.result is None or not self.kept:
+            return out
+        words = ("", "", "") if compact else (" support", " refute", " neutral")
+        out.append(f"▲ {counts['supports']}{words[0]}", style="green")
+        out.append(" · ")
+        out.append(f"▼ {counts['refutes']}{words[1]}", style="red")
+        out.append(" · ")
+        out.append(f"● {counts['neutral']}{words[2]}", style="grey62")
+        papers = len({e.sentence.paper_id for e in self.kept})
+        out.append(f" · {papers} paper{'s' if papers != 1 else ''}")
+        pending = sum(1 for e in self.kept if e.sentence.id in self.judge_pending)
+        if pending:
+            out.append(f" · judging {pending}…", style="dim")
+        if self.stance is not None:
+            out.append(f" · {'' if compact else 'showing '}{self.stance} only ({len(self.rows)}; v: next)",
+                       style="bold yellow")
+        if self.grouped:
+            out.append(" · by paper (g)", style="bold")
+        return out
 
     def action_stance_filter(self) -> None:
         if self.result is None:
