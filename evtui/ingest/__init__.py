@@ -43,13 +43,19 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
+def _reading_order(f: Path) -> tuple[str, ...]:
+    """Path order, but a name before its numbered copies ("paper.pdf" before "paper (1).pdf", where plain string
+    order puts the space first), so that of two identical files the library keeps the original name."""
+    return (*f.parts[:-1], f.name.split(".")[0], f.name)
+
+
 def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]]:
     files: list[Path] = []
     errors: list[IngestError] = []
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
-            for f in sorted(p.rglob("*")):
+            for f in sorted(p.rglob("*"), key=_reading_order):
                 rel = f.relative_to(p)
                 if any(part.startswith(".") for part in rel.parts) or not f.is_file():
                     continue
