@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -55,6 +56,16 @@ def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
     if isinstance(digest, str) and digest:  # the same bytes under another name or folder
         keys.append(("pdf", digest))
     return keys
+
+
+TITLE_KEY_MIN = 30  # shorter titles ("Editorial", "Correspondence") name many papers
+
+
+def title_key(title: str) -> str | None:
+    """The title's letters and digits, lower-cased (as Store.same_titles computes it in SQL); None for a short
+    title. A preprint and its published version differ in DOI and usually share this."""
+    key = re.sub(r"[^A-Za-z0-9]+", "", title or "").lower()
+    return key if len(key) >= TITLE_KEY_MIN else None
 
 
 def from_reference(info: Mapping[str, object]) -> bool:
@@ -412,6 +423,8 @@ class Library:
                 # a new id's DOI / PMCID / PMID / PDF file, to find the same paper stored under another id
                 keys_of = {p.id: identity_keys(p) for p, _h in batch if p.id not in stored} if one_copy else {}
                 found = self._writes().same_papers(k for keys in keys_of.values() for k in keys)
+                titles_of = {p.id: title_key(p.title) for p, _h in batch if p.id in keys_of}
+                titled = self._writes().same_titles(k for k in titles_of.values() if k)
                 todo: list[tuple[ParsedPaper, str]] = []
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
                 held: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # key -> (id, info) of papers kept
@@ -427,6 +440,12 @@ class Library:
                     if other:
                         continue
                     held.update({k: (paper.id, paper.info) for k in keys})
+                    tkey = titles_of.get(paper.id)
+                    if tkey and titled.get(tkey, paper.id) not in (paper.id, *stubs):  # perhaps not a new paper
+                        report.notes.append(f"{paper.source_path}: stored as {paper.id}, with the same title as "
+                                            f"{titled[tkey]} (a preprint and its published version?): both kept")
+                    elif tkey:
+                        titled.setdefault(tkey, paper.id)
                     todo.append((paper, h))
                     report.by_format[paper.source_format] = report.by_format.get(paper.source_format, 0) + 1
                 todo = [(p, h) for p, h in todo if p.id not in stubs]  # a stub of this batch is simply not stored

@@ -258,6 +258,20 @@ class Store:
                     out.setdefault(key, pid)  # the earliest stored paper holds the identifier
         return out
 
+    def same_titles(self, keys: Iterable[str]) -> dict[str, str]:
+        """title key (evtui.library.title_key) -> id of the earliest stored paper with that title."""
+        want = sorted(set(keys))
+        if not want:
+            return {}
+        rows = self.con.execute(
+            "SELECT id, lower(regexp_replace(title, '[^A-Za-z0-9]+', '', 'g')) AS k FROM papers"
+            " WHERE state = 'ready' AND lower(regexp_replace(title, '[^A-Za-z0-9]+', '', 'g')) IN (SELECT unnest(?))"
+            " ORDER BY added_at, id", [want]).fetchall()
+        out: dict[str, str] = {}
+        for pid, key in rows:
+            out.setdefault(key, pid)
+        return out
+
     def write_pending(self, papers: Sequence[Paper], sentences: Sequence[Sentence],
                       abbreviations: Sequence[tuple[str, str, str]],
                       infos: Sequence[tuple[str, str]] = ()) -> None:

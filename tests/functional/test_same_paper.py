@@ -144,3 +144,26 @@ def test_a_changed_pdf_under_another_name_is_another_paper(tmp_path: Path,
     (folder / "b.pdf").write_bytes(data + b"\n%% another revision\n")  # one byte differs: not the same file
     report = _ingest(capsys, folder)
     assert (report["papers_added"], report["papers_already_stored"]) == (2, 0)
+
+
+def test_a_preprint_and_its_published_version_are_both_kept_with_a_note(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    title = "Counting crows: population structure and group size variation in an urban population of crows"
+    bib = tmp_path / "refs.bib"
+    bib.write_text(f"@article{{uhl2018, title = {{{title}}}, author = {{Uhl, Florian}}, year = {{2018}},\n"
+                   "  doi = {10.1101/123456}, abstract = {A preprint about crows.}}\n", encoding="utf-8")
+    assert _ingest(capsys, bib)["papers_added"] == 1
+    published = _ingest(capsys, JATS)  # another DOI, the same title (punctuation and case aside)
+    assert published["papers_added"] == 1 and published["papers_already_stored"] == 0
+    assert any("same title as doi:10.1101/123456" in n and "both kept" in n for n in published["notes"])
+    assert len(_papers(capsys)) == 2
+    assert _ingest(capsys, JATS)["notes"] == []  # read again: unchanged, no note
+
+
+def test_short_titles_are_not_compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refs = tmp_path / "refs.bib"
+    refs.write_text("@article{a, title = {Editorial}, year = {2020}, doi = {10.1/a}, abstract = {One.}}\n"
+                    "@article{b, title = {Editorial}, year = {2021}, doi = {10.1/b}, abstract = {Two.}}\n",
+                    encoding="utf-8")
+    report = _ingest(capsys, refs)
+    assert report["papers_added"] == 2 and not any("same title" in n for n in report["notes"])
