@@ -443,8 +443,8 @@ class Library:
                     tkey = titles_of.get(paper.id)
                     if tkey and titled.get(tkey, paper.id) not in (paper.id, *stubs):  # perhaps not a new paper
                         report.notes.append(f"{paper.source_path}: stored as {paper.id}, with the same title as "
-                                            f"{titled[tkey]} (another version of it, such as its preprint?): both kept; `evtui remove` "
-                                            f"one if they are the same")
+                                            f"{titled[tkey]} (another version of it, such as its preprint?): both "
+                                            f"kept; `evtui remove` one if they are the same")
                     elif tkey:
                         titled.setdefault(tkey, paper.id)
                     todo.append((paper, h))
