@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evtui.backend import SearchBackend, open_backend
+from evtui.checksum import sha256_file
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError, IngestError, LibraryLockedError
 from evtui.faults import batch_sentences, crash_point
@@ -413,15 +414,19 @@ class Library:
         batch: list[tuple[ParsedPaper, str]] = []
         batch_sents = 0
         in_batch: set[str] = set()
+        digests_checked = False  # stored PDFs from before file_sha256 get theirs once per run, when a PDF comes
 
         def flush() -> None:
-            nonlocal batch, batch_sents, in_batch
+            nonlocal batch, batch_sents, in_batch, digests_checked
             if not batch:
                 return
             try:
                 stored = self._writes().paper_states([p.id for p, _h in batch])
                 # a new id's DOI / PMCID / PMID / PDF file, to find the same paper stored under another id
                 keys_of = {p.id: identity_keys(p) for p, _h in batch if p.id not in stored} if one_copy else {}
+                if not digests_checked and any(k[0] == "pdf" for keys in keys_of.values() for k in keys):
+                    digests_checked = True
+                    self._record_pdf_digests()
                 found = self._writes().same_papers(k for keys in keys_of.values() for k in keys)
                 titles_of = {p.id: title_key(p.title) for p, _h in batch if p.id in keys_of}
                 titled = self._writes().same_titles(k for k in titles_of.values() if k)
@@ -516,6 +521,17 @@ class Library:
         self._abbrev = None
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _record_pdf_digests(self) -> None:
+        """A library from before `file_sha256`: the sha256 of each stored paper's PDF that is still on disk, so that
+        a copy of it ingested now is found (evtui.ingest.pdf records it for every PDF read since)."""
+        store = self._writes()
+        for pid, path, info in store.pdfs_without_digest():
+            try:
+                digest = sha256_file(Path(path))
+            except OSError:  # moved or deleted since: nothing to compare a copy with
+                continue
+            store.set_paper_info(pid, json.dumps({**info, "file_sha256": digest}, ensure_ascii=False, default=str))
 
     def _same_paper(self, paper: ParsedPaper, keys: list[tuple[str, str]],
                     found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, dict[str, Any]]],

@@ -258,6 +258,24 @@ class Store:
                     out.setdefault(key, pid)  # the earliest stored paper holds the identifier
         return out
 
+    def pdfs_without_digest(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(id, PDF path, info) of stored papers read from a PDF whose paper_info has no file_sha256 (stored before
+        it was recorded)."""
+        rows = self.con.execute(
+            "SELECT p.id, p.source_path, i.info FROM papers p JOIN paper_info i ON i.paper_id = p.id"
+            " WHERE p.state = 'ready' AND lower(p.source_path) LIKE '%.pdf'"
+            " AND json_extract_string(i.info, '$.file_sha256') IS NULL ORDER BY p.id").fetchall()
+        out = []
+        for pid, path, info in rows:
+            try:
+                out.append((pid, path, json.loads(info)))
+            except (TypeError, ValueError):
+                continue
+        return out
+
+    def set_paper_info(self, paper_id: str, info: str) -> None:
+        self.con.execute("UPDATE paper_info SET info = ? WHERE paper_id = ?", [info, paper_id])
+
     def same_titles(self, keys: Iterable[str]) -> dict[str, str]:
         """title key (evtui.library.title_key) -> id of the earliest stored paper with that title."""
         want = sorted(set(keys))

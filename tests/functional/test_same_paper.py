@@ -167,3 +167,26 @@ def test_short_titles_are_not_compared(tmp_path: Path, capsys: pytest.CaptureFix
                     encoding="utf-8")
     report = _ingest(capsys, refs)
     assert report["papers_added"] == 2 and not any("same title" in n for n in report["notes"])
+
+
+def test_a_copy_of_a_pdf_stored_before_digests_were_recorded_is_found(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from evtui.config import Config
+    from evtui.library import Library
+
+    src = ROOT / "tests" / "fixtures" / "pdf" / "unlabelled-abstract.pdf"
+    first, second = tmp_path / "a" / "trial.pdf", tmp_path / "b" / "trial-copy.pdf"
+    for f in (first, second):
+        f.parent.mkdir()
+        shutil.copy(src, f)
+    with Library(Config(home=tmp_path / "old", demo=False)) as lib:
+        assert lib.ingest([first]).added == 1
+        (pid, info), = lib.store.paper_infos().items()
+        del info["file_sha256"]  # as an earlier evtui stored it
+        lib.store.set_paper_info(pid, json.dumps(info))
+        assert lib.store.pdfs_without_digest()[0][0] == pid
+        report = lib.ingest([second])
+        assert (report.added, report.same_paper) == (0, 1)
+        assert lib.store.pdfs_without_digest() == []
