@@ -112,7 +112,8 @@ class IngestReport:
     notes: list[str] = field(default_factory=list)  # papers stored with a change (a split sentence, a cut title)
     paper_vectors: int = 0  # new or replaced papers given their dense vector (only in a library that has them)
     same_paper: int = 0  # not added: the same paper (DOI, PMCID, PMID or PDF file) is stored under another id
-    same_paper_notes: list[str] = field(default_factory=list)  # those of `notes` that say so (the app shows them)
+    # those of `notes` that say a paper is already stored, or may be (the same title): the app shows them
+    same_paper_notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -447,9 +448,11 @@ class Library:
                     held.update({k: (paper.id, paper.info) for k in keys})
                     tkey = titles_of.get(paper.id)
                     if tkey and titled.get(tkey, paper.id) not in (paper.id, *stubs):  # perhaps not a new paper
-                        report.notes.append(f"{paper.source_path}: stored as {paper.id}, with the same title as "
-                                            f"{titled[tkey]} (another version of it, such as its preprint?): both "
-                                            f"kept; `evtui remove` one if they are the same")
+                        note = (f"{paper.source_path}: stored as {paper.id}, with the same title as {titled[tkey]} "
+                                f"(another version of it, such as its preprint?): both kept; remove one if they are "
+                                f"the same")
+                        report.notes.append(note)
+                        report.same_paper_notes.append(note)
                     elif tkey:
                         titled.setdefault(tkey, paper.id)
                     todo.append((paper, h))

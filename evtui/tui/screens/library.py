@@ -194,7 +194,7 @@ class LibraryScreen(EvtuiScreen):
                    f"from {r.files} file(s) in {r.seconds:.1f}s")
         self.query_one("#ingest-text", Static).update(summary)
         self.notify(summary, title="Ingest", severity="warning" if r.errors else "information")
-        for note in r.same_paper_notes[:3]:  # why a file added nothing: the paper is already there under another id
+        for note in r.same_paper_notes[:3]:  # the paper is already there under another id, or may be (its title)
             self.notify(note.split(": ", 1)[-1], title=os.path.basename(note.split(": ", 1)[0]), timeout=10)
         for e in r.errors[:5]:
             self.notify(f"{os.path.basename(e.path)}: {e.reason}", title="Not loaded", severity="error", timeout=10)
