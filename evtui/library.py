@@ -60,6 +60,9 @@ def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
 
 
 TITLE_KEY_MIN = 30  # shorter titles ("Editorial", "Correspondence") name many papers
+# The formats of a researcher's own papers, whose titles are compared with the library's (a scan of every title per
+# batch); bulk corpora (PubTator, BioC, CORD, JSONL, EvidenceBench) are not: millions of papers, no preprints.
+TITLE_CHECKED = frozenset({"jats", "pdf", "bibtex", "ris", "csl-json", "zotero", "text"})
 
 
 def title_key(title: str) -> str | None:
@@ -429,7 +432,8 @@ class Library:
                     digests_checked = True
                     self._record_pdf_digests()
                 found = self._writes().same_papers(k for keys in keys_of.values() for k in keys)
-                titles_of = {p.id: title_key(p.title) for p, _h in batch if p.id in keys_of}
+                titles_of = {p.id: title_key(p.title) for p, _h in batch
+                             if p.id in keys_of and p.source_format in TITLE_CHECKED}
                 titled = self._writes().same_titles(k for k in titles_of.values() if k)
                 todo: list[tuple[ParsedPaper, str]] = []
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
