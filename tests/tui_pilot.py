@@ -32,6 +32,7 @@ async def started(size: tuple[int, int] = SIZE, *, app: EvtuiApp | None = None,
     """The app (a new one on the isolated home unless `app` is given) running headless at `size`; with `wait`,
     as a user finds it: the library open on the Search screen and the query bar focused."""
     app = app if app is not None else EvtuiApp(load_config())
+    record_notifications(app)
     async with app.run_test(size=size) as pilot:
         if wait:
             await ready(app, pilot)
@@ -43,7 +44,8 @@ async def until(pilot: Any, cond: Callable[[], object], what: str = "the conditi
         if cond():
             return
         await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}; notifications: {messages(pilot.app)}")
+    raise AssertionError(f"timed out waiting for {what}; notifications: {messages(pilot.app)}; every notification "
+                         f"since the start, expired ones too: {getattr(pilot.app, 'notified', [])}")
 
 
 async def ready(app: EvtuiApp, pilot: Any) -> None:
@@ -62,6 +64,39 @@ async def search(app: EvtuiApp, pilot: Any, text: str, method: str = "bm25-cover
     await pilot.press("enter")
     await until(pilot, lambda: app.result is not None, "results")
     await pilot.pause()
+
+
+async def answer_confirm(app: EvtuiApp, pilot: Any, key: str = "y", what: str = "the confirmation",
+                         timeout: float = 20.0, check: Callable[[Any], None] | None = None) -> None:
+    """Wait for the yes/no dialog to be up and mounted (its Yes button focused: a key pressed the moment the screen
+    is pushed can arrive before its bindings do), run `check` on it, answer it with `key` and wait for it to close."""
+    from evtui.tui.screens.modals import ConfirmScreen
+
+    def ready() -> bool:
+        screen = app.screen
+        return isinstance(screen, ConfirmScreen) and bool(screen.query("#yes")) and \
+            app.focused is screen.query_one("#yes")
+
+    await until(pilot, ready, what, timeout)
+    dialog = app.screen
+    if check is not None:
+        check(dialog)
+    await pilot.press(key)
+    await until(pilot, lambda: app.screen is not dialog, f"{what} to close")
+
+
+def record_notifications(app: EvtuiApp) -> None:
+    """Keep every notification's title and text in `app.notified`: a timed-out wait then says what the app told
+    the user earlier (a warning or error toast has expired by the time a long wait gives up)."""
+    notified: list[str] = []
+    notify = app.notify
+
+    def recording(message: Any, *args: Any, **kwargs: Any) -> None:
+        notified.append(f"{kwargs.get('title', '')}: {message}")
+        notify(message, *args, **kwargs)
+
+    app.notified = notified  # type: ignore[attr-defined]
+    app.notify = recording  # type: ignore[method-assign]
 
 
 def messages(app: EvtuiApp) -> list[str]:

@@ -10,6 +10,7 @@ from llm_fault_server import FaultServer
 from textual.widgets import DataTable, Input, OptionList, ProgressBar, Select, SelectionList, Static
 from tui_pilot import (
     TRIPLET,
+    answer_confirm,
     focus_results,
     library_screen,
     local_judge_missing,
@@ -169,8 +170,7 @@ def test_library_add_folder_progress_and_remove(papers_dir: Path) -> None:
             table.focus()
             first = str(table.coordinate_to_cell_key((0, 0)).row_key.value)
             await pilot.press("x")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
-            await pilot.press("y")
+            await answer_confirm(app, pilot)
             await until(pilot, lambda: table.row_count == 2, "the removal")
             assert app.view is not None and app.view.store.paper(first) is None
 
@@ -550,11 +550,12 @@ def test_llm_judge_shows_the_estimate_then_fills_scores(papers_ingested: Path, s
             table = screen.query_one("#results", DataTable)
             table.focus()
             await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the cost estimate")
-            body = plain_text(app.screen.body)
-            assert "estimated cost" in body and f"{table.row_count} call(s)" in body
-            assert not server.chat_requests()  # nothing is sent before the user agrees
-            await pilot.press("y")
+            def estimate(dialog: Any) -> None:
+                body = plain_text(dialog.body)
+                assert "estimated cost" in body and f"{table.row_count} call(s)" in body
+                assert not server.chat_requests()  # nothing is sent before the user agrees
+
+            await answer_confirm(app, pilot, what="the cost estimate", check=estimate)
             await until(pilot, lambda: len(screen.judgments) == table.row_count and not screen.judge_pending,
                         "the verdicts", timeout=60)
             assert len(server.chat_requests()) == table.row_count
@@ -578,13 +579,19 @@ def test_llm_sweep_shows_the_cost_estimate_first(server: FaultServer, monkeypatc
             screen = await _open_bench(app, pilot, ["results-er-5"], ["llm-sbs"])
             screen.query_one("#bench-model", Input).value = "openai/fault-model"
             await pilot.press("r")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the cost estimate", timeout=60)
-            body = plain_text(app.screen.body)
-            assert "llm-sbs with openai/fault-model" in body and "estimated cost" in body and "call(s)" in body
-            assert not server.chat_requests()  # no call before the user agrees
-            await pilot.press("y")
+            def estimate(dialog: Any) -> None:
+                body = plain_text(dialog.body)
+                assert "llm-sbs with openai/fault-model" in body and "estimated cost" in body and "call(s)" in body
+                assert not server.chat_requests()  # no call before the user agrees
+
+            await answer_confirm(app, pilot, what="the cost estimate", timeout=60, check=estimate)
             # an upper bound, not a timing: 20 s alone, over 60 s on a 2-core machine also compiling llama.cpp
-            await until(pilot, lambda: any("sweep done" in m for m in messages(app)), "the sweep", timeout=180)
+            try:
+                await until(pilot, lambda: any("sweep done" in m for m in messages(app)), "the sweep", timeout=180)
+            except AssertionError as exc:  # once in a CI replica, not reproduced: say where the sweep stood
+                status = screen.query_one("#sweep-text", Static).render()
+                raise AssertionError(f"{exc}; sweep status: {status}; running: {screen.running}; "
+                                     f"LLM requests: {len(server.chat_requests())}") from exc
             assert server.chat_requests()
             row = [str(c) for c in screen.query_one("#sweep-results", DataTable).get_row_at(0)]
             assert row[:2] == ["results-er-5", "llm-sbs"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import DataTable, Input, ProgressBar, Select, SelectionList, Static
-from tui_pilot import messages, notified, open_screen, plain_text, run, started, until
+from tui_pilot import answer_confirm, messages, notified, open_screen, plain_text, run, started, until
 
 from evtui.bench.estimate import IN_SAMPLE_NOTE, quick_methods
 from evtui.tui.app import EvtuiApp
@@ -72,12 +72,12 @@ def test_a_slow_sweep_asks_first_and_a_no_runs_nothing() -> None:
         async with started() as (app, pilot):
             screen = await _bench(app, pilot, ["best", "bm25"])
             await pilot.press("r")
-            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm step")
-            assert isinstance(app.screen, ConfirmScreen)
-            body = plain_text(app.screen.body)
-            assert "2 runs · 3 papers to embed · no LLM calls" in body
-            assert "er-optimal · best: 3 item(s)" in body and "embedding 3 of 3 paper(s)" in body
-            await pilot.press("n")
+            def cost(dialog: Any) -> None:
+                body = plain_text(dialog.body)
+                assert "2 runs · 3 papers to embed · no LLM calls" in body
+                assert "er-optimal · best: 3 item(s)" in body and "embedding 3 of 3 paper(s)" in body
+
+            await answer_confirm(app, pilot, "n", "the confirm step", check=cost)
             await until(pilot, lambda: isinstance(app.screen, BenchScreen), "the bench screen again")
             assert not screen.running and screen.query_one("#sweep-results", DataTable).row_count == 0
 
