@@ -176,3 +176,34 @@ def test_stored_in_sample_runs_are_marked_in_the_runs_table_and_chart() -> None:
             assert "46.5 in-sample" in chart and "27.6 in-sample" not in chart and "in-sample: the method's" in chart
 
     run(flow)
+
+
+def test_a_sweep_started_while_the_cost_line_reads_the_library_waits_for_it() -> None:
+    """The cost line's worker reads the benchmark library under the drill-down lock; a sweep started in that moment
+    starts when the read is done, rather than refusing with "an item is being re-ranked" (and, once, in a CI
+    replica under load, never starting)."""
+    import threading
+
+    async def flow() -> None:
+        async with started() as (app, pilot):
+            screen = await _bench(app, pilot, ["bm25"])
+            await until(pilot, lambda: "1 run ·" in _cost(screen), "the cost line")
+            held, release = threading.Event(), threading.Event()
+
+            def reader() -> None:  # as sweep_cost holds the lock while it reads
+                with screen._drill_lock:
+                    held.set()
+                    release.wait(5)
+
+            threading.Thread(target=reader, daemon=True).start()
+            held.wait(5)
+            await pilot.press("r")
+            await pilot.pause(0.5)
+            assert not screen.running and screen._start_pending  # waiting, not refused
+            await pilot.press("r")  # a second r while it waits starts nothing twice
+            release.set()
+            await until(pilot, lambda: any("sweep done" in m for m in messages(app)), "the sweep", timeout=60)
+            assert screen.query_one("#sweep-results", DataTable).row_count == 1
+            assert not any("being re-ranked" in m for m in app.notified)  # type: ignore[attr-defined]
+
+    run(flow)

@@ -71,6 +71,7 @@ class BenchTab(EvtuiScreen):
     cancel_event: threading.Event
     _child: SweepChild | None
     running: bool
+    _start_pending: bool  # a confirmed sweep waits for the cost line's read of the benchmark library
     sweep_started: float
     results: dict[str, dict[str, Any]]
     runs: list[dict[str, Any]]

@@ -79,6 +79,7 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
         self.cancel_event = threading.Event()
         self._child: SweepChild | None = None  # the running sweep's process
         self.running = False
+        self._start_pending = False
         self.sweep_started = 0.0
         self.results: dict[str, dict[str, Any]] = {}  # run id → result of this session's sweeps
         self.runs: list[dict[str, Any]] = []

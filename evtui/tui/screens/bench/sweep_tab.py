@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,10 @@ from evtui.tui.screens.modals import ConfirmScreen
 if TYPE_CHECKING:
     pass
 
+
+# How long a sweep the user started waits for a cost estimate's read of the benchmark library (a moment, under
+# load a few seconds) before it says the library is busy.
+START_WAIT = 5.0
 
 
 class SweepTab(BenchTab):
@@ -146,7 +151,7 @@ class SweepTab(BenchTab):
     # -- the sweep ---------------------------------------------------------------------------------
     @on(Button.Pressed, "#run")
     def action_run(self) -> None:
-        if self.running:
+        if self.running or self._start_pending:
             self.notify("a sweep is already running (c cancels it)", title="Bench", severity="warning")
             return
         if self.evtui.library is None:
@@ -274,11 +279,19 @@ class SweepTab(BenchTab):
         self.app.push_screen(ConfirmScreen("Run an LLM sweep?", body, yes="Run"), go)
 
     def start_sweep(self, data: Path, combos: list[tuple[str, str]], n_items: int,
-                    opts: dict[str, Any] | None = None) -> None:
+                    opts: dict[str, Any] | None = None, waited: float = 0.0) -> None:
         if not self._drill_lock.acquire(blocking=False):
+            # The cost line's worker reads the benchmark library under this lock for a moment: wait for it (never
+            # on the UI thread); only an item being re-ranked holds it for long.
+            if waited < START_WAIT:
+                self._start_pending = True
+                self.set_timer(0.1, partial(self.start_sweep, data, combos, n_items, opts, waited + 0.1))
+                return
+            self._start_pending = False
             self.notify("an item is being re-ranked: start the sweep when it is shown", title="Bench",
                         severity="warning")
             return
+        self._start_pending = False
         try:
             self.close_drill_library()
         finally:
