@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from evtui.errors import EvtuiError
+from evtui.filehash import sha256_file
 
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+__all__ = ["checked_file", "sha256_file"]
 
 
 def checked_file(path: Path, expected: str, what: str) -> Path:

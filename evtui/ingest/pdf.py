@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evtui.errors import IngestError
+from evtui.filehash import sha256_file
 from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -325,16 +326,8 @@ def parse_pdf(path: Path) -> ParsedPaper:
     paper = _assemble(path, pages, first_page_all, meta, stats)
     # The same bytes under another name ("paper (1).pdf", a Zotero copy) are the same paper: its id comes from the
     # path, so the library matches copies by this (evtui.library.identity_keys).
-    paper.info["file_sha256"] = _file_sha256(path)
+    paper.info["file_sha256"] = sha256_file(path)
     return paper
-
-
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _metadata(doc: Any) -> dict[str, str]:
