@@ -82,6 +82,26 @@ def has_full_text(info: Mapping[str, object]) -> bool:
     return info.get("full_text") is not False
 
 
+# Reader fixes that leave papers stored before them wrong, checked once per library (Library._check_reads). Bump it
+# with a new query when a reader is fixed again. 1: every JATS abstract was read twice (lxml's "{*}abstract" also
+# matches the un-namespaced element, and the loader asked for both), so the same sentences sat under two ids.
+READS_CHECKED = "1"
+_DOUBLED_JATS_ABSTRACTS = """
+    SELECT id, content_hash FROM papers WHERE state = 'ready' AND source_format = 'jats' AND id IN (
+        SELECT paper_id FROM sentences
+        WHERE section_kind = 'abstract' AND NOT is_heading
+          AND paper_id IN (SELECT id FROM papers WHERE source_format = 'jats')
+        GROUP BY paper_id, text HAVING count(*) > 1)
+    ORDER BY id"""
+
+
+def _inside(path: str, folder: str) -> bool:
+    try:
+        return Path(path).is_relative_to(folder)
+    except (TypeError, ValueError):
+        return False
+
+
 def content_hash(p: ParsedPaper) -> str:
     h = hashlib.sha1(usedforsecurity=False)
     meta = [p.id, p.title, p.authors, p.year, p.journal, p.doi, p.pmid, p.pmcid, p.licence]
@@ -194,6 +214,10 @@ class Library:
                 pass
         if self.shared:
             self.store.reopen(True)
+        try:
+            self._check_reads()
+        except Exception:  # noqa: BLE001 - a hint must never keep the library from opening (the next open tries again)
+            pass
 
     def _open_index(self, read_only: bool) -> SearchBackend:
         """The search index, writer claimed unless read-only. A damaged index (Tantivy's open fails, and not on
@@ -299,6 +323,56 @@ class Library:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- papers an earlier reader stored wrongly --------------------------------------------------
+    def _check_reads(self) -> None:
+        """Once per library (meta `reads_checked`), list the papers an earlier evtui read wrongly in meta
+        `stale_reads` ({id: content hash}); a paper leaves the list once it is read again (its hash changes) or
+        removed. Then a note says which are left, but for the bundled demo's, which ensure_demo reads again
+        (evtui/demo.py). Every later open costs one meta read, and a look-up of the listed ids while any are left."""
+        store = self.store  # shared (the app): read-only here; each write below switches it for a moment
+        if store.get_meta("reads_checked") != READS_CHECKED:
+            listed = {pid: h for pid, h in store.con.execute(_DOUBLED_JATS_ABSTRACTS).fetchall()}
+            with self.rw(wait=1.0):
+                store.set_meta("stale_reads", json.dumps(listed))
+                store.set_meta("reads_checked", READS_CHECKED)
+        listed = self._listed_stale()
+        if not listed:
+            return
+        rows = self._stale_rows(listed)
+        if len(rows) < len(listed):
+            with self.rw(wait=1.0):
+                store.set_meta("stale_reads", json.dumps({pid: h for pid, h, _path in rows}))
+        demo = store.get_meta("demo_loaded") if self.config.demo else None
+        own = [(pid, path) for pid, _h, path in rows if not (demo and _inside(path, demo))]
+        if own:
+            ids = ", ".join(pid for pid, _path in own[:3]) + (", …" if len(own) > 3 else "")
+            self.notes.append(f"{len(own)} JATS paper(s) stored by an earlier evtui hold their abstract twice ({ids}): "
+                              f"ingest their files again to correct them (evtui ingest {own[0][1] or 'FILE'}"
+                              f"{' …' if len(own) > 1 else ''})")
+
+    def _listed_stale(self) -> dict[str, str]:
+        raw = self.store.get_meta("stale_reads")
+        if not raw or raw == "{}":
+            return {}
+        try:
+            listed = json.loads(raw)
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in listed.items()} if isinstance(listed, dict) else {}
+
+    def _stale_rows(self, listed: Mapping[str, str]) -> list[tuple[str, str, str]]:
+        """(id, content hash, source path) of the listed papers still stored as the earlier reader read them."""
+        rows = self.store.con.execute(
+            "SELECT id, content_hash, source_path FROM papers WHERE state = 'ready' AND id IN (SELECT unnest(?))"
+            " ORDER BY id", [list(listed)]).fetchall()
+        return [(pid, h, path or "") for pid, h, path in rows if listed.get(pid) == h]
+
+    def stale_reads(self) -> dict[str, str]:
+        """id -> source path of the stored papers an earlier evtui read wrongly (a JATS paper with its abstract
+        twice), still as it read them: ingesting their files again corrects them. {} on almost every open."""
+        listed = self._listed_stale()
+        return {pid: path for pid, _h, path in self._stale_rows(listed)} if listed else {}
 
     # -- consistency -----------------------------------------------------------------------------
     def recover(self) -> list[str]:
@@ -437,7 +511,7 @@ class Library:
                 titled = self._writes().same_titles(k for k in titles_of.values() if k)
                 todo: list[tuple[ParsedPaper, str]] = []
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
-                held: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # key -> (id, info) of papers kept
+                held: dict[tuple[str, str], tuple[str, dict[str, Any], str]] = {}  # key -> (id, info, format) kept
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
@@ -449,7 +523,7 @@ class Library:
                     other = self._same_paper(paper, keys, found, held, stubs, report)
                     if other:
                         continue
-                    held.update({k: (paper.id, paper.info) for k in keys})
+                    held.update({k: (paper.id, paper.info, paper.source_format) for k in keys})
                     tkey = titles_of.get(paper.id)
                     if tkey and titled.get(tkey, paper.id) not in (paper.id, *stubs):  # perhaps not a new paper
                         note = (f"{paper.source_path}: stored as {paper.id}, with the same title as {titled[tkey]} "
@@ -541,17 +615,19 @@ class Library:
             store.set_paper_info(pid, json.dumps({**info, "file_sha256": digest}, ensure_ascii=False, default=str))
 
     def _same_paper(self, paper: ParsedPaper, keys: list[tuple[str, str]],
-                    found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, dict[str, Any]]],
+                    found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, dict[str, Any], str]],
                     stubs: list[str], report: IngestReport) -> str | None:
         """The id of the paper already kept under another id with one of `paper`'s identifiers (a PDF of a JATS
         paper: its DOI; a PDF that a .bib entry also links: its file), noted and counted; None to store `paper`.
         The better record wins instead when `paper` is one: a full text over a metadata-only entry, and a reference
-        manager's entry (its title, authors, year) over the bare PDF it links. The loser goes to `stubs`, to be
-        removed once `paper` is stored."""
+        manager's entry (its title, authors, year) over the bare PDF it links, and a JATS file (the publisher's own
+        text) over a PDF reading of the same DOI / PMCID / PMID. The loser goes to `stubs`, to be removed once
+        `paper` is stored: the paper keeps the winner's id, as in each of these cases."""
         infos: dict[str, dict[str, Any]] | None = None
         for key in keys:
+            fmt: str | None = None  # the other's format, looked up only where it decides
             if key in held and held[key][0] != paper.id:
-                other, info = held[key]
+                other, info, fmt = held[key]
             elif key in found and found[key] != paper.id:
                 other = found[key]
                 if infos is None:
@@ -570,6 +646,15 @@ class Library:
                 report.notes.append(f"{paper.source_path}: read through its reference entry as {paper.id}, which "
                                     f"replaces {other} (the same {'file' if key[0] == 'file' else 'PDF'} read bare)")
                 return None
+            if paper.source_format == "jats" and key[0] in ("doi", "pmcid", "pmid"):
+                if fmt is None:
+                    stored = self._writes().paper(other)
+                    fmt = stored.source_format if stored is not None else ""
+                if fmt == "pdf":
+                    stubs.append(other)
+                    report.notes.append(f"{paper.source_path}: the JATS text replaces the PDF reading of {other} (same "
+                                        f"{key[0].upper()} {key[1]}), stored as {paper.id}")
+                    return None
             report.same_paper += 1
             why = ""
             if full and not has_full_text(paper.info):

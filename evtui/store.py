@@ -298,6 +298,7 @@ class Store:
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
+            picked = self._selected_in(ids)
             self._delete_rows(ids)
             paper_table = pa.Table.from_pydict({
                 name: [getattr(p, name) for p in papers] for name in _PAPER_COLUMNS
@@ -328,11 +329,54 @@ class Store:
                 con.register("_new_info", pa.table({"paper_id": cols[0], "info": cols[1]}))
                 con.execute("INSERT INTO paper_info SELECT paper_id, info FROM _new_info")
                 con.unregister("_new_info")
+            self._follow_selections(picked, sentences)
             crash_point("db_write")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def _selected_in(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
+        """The selection's rows (every column) on sentences of these papers, each with its sentence's text and
+        position, before the papers are replaced."""
+        has = self.con.execute("SELECT 1 FROM duckdb_tables() WHERE table_name = 'selections'").fetchone()
+        if not ids or not has:
+            return []
+        return self.con.execute(
+            "SELECT sel.sentence_id, sel.position, sel.query, sel.mode, sel.aspects, sel.highlights, sel.method,"
+            " sel.score, sel.added_at, s.paper_id AS _paper, s.text AS _text, s.position AS _pos FROM selections sel"
+            " JOIN sentences s ON s.id = sel.sentence_id WHERE s.paper_id IN (SELECT unnest(?))", [list(ids)]).fetchall()
+
+    def _follow_selections(self, picked: list[tuple[Any, ...]], sentences: Sequence[Sentence]) -> None:
+        """A replaced paper's sentences are numbered anew (a corrected reader, an edited file): a selected sentence
+        follows its text to its new id (the nearest same text by position), so the selection keeps the sentence the
+        user picked rather than whichever now sits at the old number. One whose text is gone keeps its id."""
+        if not picked:
+            return
+        by_text: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        for s in sentences:
+            by_text.setdefault((s.paper_id, s.text), []).append((s.position, s.id))
+        moved: list[tuple[Any, ...]] = []
+        for row in picked:
+            sid, paper, text, pos = row[0], row[-3], row[-2], row[-1]
+            same = by_text.get((paper, text))
+            if not same:
+                continue
+            new = min(same, key=lambda ps: abs(ps[0] - pos))[1]
+            if new != sid:
+                moved.append((new, *row[1:-3], sid))
+        if not moved:
+            return
+        old = [m[-1] for m in moved]
+        kept = {row[0] for row in picked} - set(old)
+        self.con.execute("DELETE FROM selections WHERE sentence_id IN (SELECT unnest(?))", [old])
+        seen = set(kept)
+        for m in moved:
+            if m[0] in seen:  # two selected copies of one sentence (a reading that repeated it) become one
+                continue
+            seen.add(m[0])
+            self.con.execute("INSERT INTO selections (sentence_id, position, query, mode, aspects, highlights, method,"
+                             " score, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", list(m[:-1]))
 
     def _delete_rows(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -387,6 +431,12 @@ class Store:
             "SELECT id, title, authors, year, journal, doi, pmid, pmcid, licence, source_path, source_format,"
             " content_hash, n_sentences FROM papers WHERE id = ?", [paper_id]).fetchone()
         return _paper(r) if r else None
+
+    def undated_papers(self) -> tuple[int, int]:
+        """(ready papers without a year, all ready papers): what a year filter leaves out unseen."""
+        row = self.con.execute("SELECT count(*) FILTER (WHERE year IS NULL), count(*) FROM papers"
+                               " WHERE state = 'ready'").fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     def titles_years(self, ids: Iterable[str]) -> tuple[dict[str, str], dict[str, int | None]]:
         rows = self.con.execute(

@@ -150,7 +150,7 @@ def load_jats(path: Path) -> Result:
     year: int | None = None
     journal = None
     if meta is not None:
-        for aid in meta.findall("{*}article-id") + meta.findall("article-id"):
+        for aid in _children(meta, "article-id"):
             ids[(aid.get("pub-id-type") or "").lower()] = (aid.text or "").strip()
         t = next(meta.iter("{*}article-title", "article-title"), None)
         title = _text(t) if t is not None else ""
@@ -182,15 +182,52 @@ def load_jats(path: Path) -> Result:
     pid = pmcid or (f"PMID:{pmid}" if pmid else None) or (f"doi:{doi}" if doi else None) or f"file:{path.stem}"
     sents = _title_sentence(title)
     if meta is not None:
-        for ab in meta.findall("{*}abstract") + meta.findall("abstract"):
-            if ab.get("abstract-type") in ("graphical", "teaser", "toc"):
-                continue
-            _jats_block(ab, "Abstract", "abstract", sents, fixed_kind="abstract")
+        _jats_abstracts(meta, sents)
     body = next(root.iter("{*}body", "body"), None)
     if body is not None:
         _jats_block(body, "Main text", "other", sents)
     yield ParsedPaper(id=pid, title=title or pid, sentences=sents, authors=authors, year=year, journal=journal,
                       doi=doi, pmid=pmid, pmcid=pmcid, licence=_jats_licence(root), source_path=str(path))
+
+
+def _children(el: etree._Element, name: str) -> list[etree._Element]:
+    """`el`'s child elements called `name`, in any namespace or none, each once. (lxml's "{*}name" already matches
+    un-namespaced elements too: `findall("{*}abstract") + findall("abstract")` listed every abstract twice, and each
+    JATS paper stored its abstract twice.)"""
+    return [c for c in el if _local(c.tag) == name]
+
+
+# Extra abstracts (a teaser, an author summary beside the paper's abstract): each kept as its own section, headed by
+# its <title> or by this label. A graphical abstract is a picture; what text it has is a caption of it.
+_ABSTRACT_LABELS = {"teaser": "Teaser", "summary": "Summary", "author-summary": "Author summary",
+                    "editor-summary": "Editor summary", "executive-summary": "Executive summary",
+                    "toc": "Contents summary", "short": "Short abstract", "precis": "Précis",
+                    "web-summary": "Web summary", "plain-language-summary": "Plain language summary",
+                    "key-points": "Key points"}
+_MAIN_ABSTRACT_TYPES = frozenset({"", "abstract", "normal", "main", "full", "structured", "unstructured"})
+
+
+def _jats_abstracts(meta: etree._Element, out: list[ParsedSentence]) -> None:
+    """The article's abstract (section "Abstract", no heading), then any other abstracts, each under a heading of
+    its own, all of kind abstract. The main one comes first whatever the XML order, so its sentences keep positions
+    1..N; an article whose only abstract is typed (a lone "summary") reads that one as its abstract."""
+    found = [ab for ab in _children(meta, "abstract") if (ab.get("abstract-type") or "").lower() != "graphical"]
+    main = [ab for ab in found if (ab.get("abstract-type") or "").strip().lower() in _MAIN_ABSTRACT_TYPES]
+    main = main or found[:1]
+    for ab in main:
+        _jats_block(ab, "Abstract", "abstract", out, fixed_kind="abstract")
+    for ab in found:
+        if any(ab is m for m in main):
+            continue
+        first = len(out)
+        t = next(iter(_children(ab, "title")), None)
+        kind = (ab.get("abstract-type") or "").strip()
+        label = (_text(t) if t is not None else "") or _ABSTRACT_LABELS.get(kind.lower()) or \
+            (kind.replace("-", " ").capitalize() if kind else "Other abstract")
+        out.append(ParsedSentence(label, label, "abstract", True))
+        _jats_block(ab, label, "abstract", out, fixed_kind="abstract")
+        if len(out) == first + 1:  # no text in it: no heading either
+            out.pop()
 
 
 def _jats_block(el: etree._Element, sec_title: str, kind: str, out: list[ParsedSentence],

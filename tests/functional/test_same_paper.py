@@ -37,12 +37,7 @@ def test_a_pdf_of_a_stored_jats_paper_is_not_added_again(capsys: pytest.CaptureF
     assert second["papers_added"] == 0 and second["papers_already_stored"] == 1 and not second["errors"]
     assert any("already in the library as PMC6398430" in n and DOI in n for n in second["notes"])
     assert [p["id"] for p in _papers(capsys)] == ["PMC6398430"]
-    # the other way round, and both in one run: the first one read stays
-    assert main(["remove", "PMC6398430"]) == 0
-    capsys.readouterr()
-    assert _ingest(capsys, PDF)["papers_added"] == 1
-    assert _ingest(capsys, JATS)["papers_already_stored"] == 1
-    assert [p["id"] for p in _papers(capsys)] == [f"doi:{DOI}"]
+    # the other way round: the JATS text replaces the PDF reading (test_a_jats_file_replaces_the_pdf_read_before_it)
 
 
 def test_both_files_in_one_ingest_give_one_paper(capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,6 +47,41 @@ def test_both_files_in_one_ingest_give_one_paper(capsys: pytest.CaptureFixture[s
     assert main(["search", "crows", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)["results"]
     assert hits and {h["paper_id"] for h in hits} == {"PMC6398430"}  # no sentence twice
+
+
+def test_a_jats_file_replaces_the_pdf_read_before_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _ingest(capsys, PDF)["papers_added"] == 1
+    assert [p["id"] for p in _papers(capsys)] == [f"doi:{DOI}"]
+    later = _ingest(capsys, JATS)
+    assert (later["papers_added"], later["papers_already_stored"]) == (1, 0) and not later["errors"]
+    assert [n for n in later["notes"] if "replaces the PDF reading" in n] == [
+        f"{JATS}: the JATS text replaces the PDF reading of doi:{DOI} (same DOI {DOI}), stored as PMC6398430"]
+    papers = _papers(capsys)
+    assert [(p["id"], p["source_format"]) for p in papers] == [("PMC6398430", "jats")]
+    assert main(["show", f"doi:{DOI}"]) != 0  # the PDF reading is gone, its sentences with it
+    capsys.readouterr()
+    assert main(["stats", "--check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["consistency"]["consistent"] is True
+    # the PDF read again is refused (the JATS text stays), and the JATS file read again is unchanged
+    again = _ingest(capsys, PDF)
+    assert again["papers_already_stored"] == 1 and any("already in the library as PMC6398430" in n
+                                                       for n in again["notes"])
+    assert _ingest(capsys, JATS)["papers_unchanged"] == 1
+    assert [p["id"] for p in _papers(capsys)] == ["PMC6398430"]
+
+
+def test_a_jats_file_after_its_pdf_in_one_run_is_the_one_kept(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(PDF, folder / "a-crows.pdf")  # read first: the folder is read in name order
+    shutil.copy(JATS, folder / "b-crows.nxml")
+    report = _ingest(capsys, folder)
+    assert (report["papers_added"], report["papers_already_stored"]) == (1, 0)
+    assert any("the JATS text replaces the PDF reading" in n for n in report["notes"])
+    assert [p["id"] for p in _papers(capsys)] == ["PMC6398430"]
 
 
 def test_a_metadata_only_entry_gives_way_to_the_full_text(tmp_path: Path,

@@ -42,6 +42,92 @@ def test_jats_front_matter_sections_and_no_references() -> None:
     assert "<" not in text and "Fig." not in headings
 
 
+def _abstract_paragraph_sentences(xml: Path) -> list[str]:
+    """The sentences of the main <abstract>'s paragraphs, read straight from the XML (no loader involved)."""
+    from lxml import etree
+
+    from evtui.ingest.splitter import split_sentences
+
+    root = etree.parse(str(xml), etree.XMLParser(resolve_entities=False, no_network=True)).getroot()
+    ab = next(a for a in root.iter("abstract") if a.get("abstract-type") is None)
+    return [s for para in ab.iter("p") for s in split_sentences(" ".join("".join(para.itertext()).split()))]
+
+
+def test_jats_abstract_is_read_once() -> None:
+    # lxml's "{*}abstract" matches the un-namespaced element too: the loader asked for "{*}abstract" and "abstract"
+    # and stored every JATS abstract twice, the same sentences under two ids.
+    (p,) = papers(CORE / "PMC2852030.xml")
+    abstract = [s.text for s in p.sentences if s.section_kind == "abstract" and not s.is_heading]
+    assert abstract == _abstract_paragraph_sentences(CORE / "PMC2852030.xml")
+    assert [s.section_kind for s in p.sentences[1:1 + len(abstract)]] == ["abstract"] * len(abstract)
+    assert p.sentences[1 + len(abstract)].section_kind != "abstract"  # the body follows at once
+
+
+def test_jats_teaser_is_kept_as_its_own_section_after_the_abstract() -> None:
+    jats = Path(__file__).parents[2] / "data" / "demo" / "jats" / "PMC6398430.nxml"
+    (p,) = papers(jats)
+    main = _abstract_paragraph_sentences(jats)
+    got = [(s.section_title, s.is_heading, s.text) for s in p.sentences[1:len(main) + 4]]
+    assert got[:len(main)] == [("Abstract", False, t) for t in main]  # positions 1..10, as before
+    assert got[len(main):] == [
+        ("Teaser", True, "Teaser"),
+        ("Teaser", False, "With data collected over a 1-year period, we detail the spatio-temporal structure of a "
+                          "flock of crows displaying distinct social categories."),
+        ("Teaser", False, "Presence of carrion and hooded crows was affected by the environmental factors that "
+                          "modulate the party size component of fission–fusion dynamics and thereby influence "
+                          "social complexity."),
+    ]
+    assert {s.section_kind for s in p.sentences[1:len(main) + 4]} == {"abstract"}
+    assert p.sentences[len(main) + 4].text == "INTRODUCTION" and p.sentences[len(main) + 4].is_heading
+    text = [s.text for s in p.sentences if not s.is_heading]
+    assert len(text) == len(set(text))  # no sentence of this paper twice
+
+
+_EXTRA_ABSTRACTS = """<?xml version="1.0"?>
+<article{ns}><front><article-meta>
+<article-id pub-id-type="pmc">123</article-id><article-id pub-id-type="doi">10.1/x</article-id>
+<title-group><article-title>A trial of several things in adults</article-title></title-group>
+<abstract abstract-type="graphical"><p>A picture of the trial design.</p></abstract>
+<abstract abstract-type="author-summary"><title>Author Summary</title><p>People took things. It went well.</p>
+</abstract>
+<abstract><sec><title>Background</title><p>Things matter.</p></sec><sec><title>Results</title><p>Things worked.</p>
+</sec></abstract>
+<abstract abstract-type="toc"><p/></abstract>
+<abstract abstract-type="executive-summary"><p>Read this first.</p></abstract>
+</article-meta></front><body><sec><title>Introduction</title><p>Intro here.</p></sec></body></article>"""
+
+
+@pytest.mark.parametrize("ns", ["", ' xmlns="http://jats.nlm.nih.gov/ns/archiving/1.3/"'])
+def test_jats_extra_abstracts_are_labelled_sections(tmp_path: Path, ns: str) -> None:
+    f = tmp_path / "extra.xml"
+    f.write_text(_EXTRA_ABSTRACTS.format(ns=ns), encoding="utf-8")
+    (p,) = papers(f)
+    assert p.id == "PMC123" and p.doi == "10.1/x"
+    assert [(s.section_title, s.section_kind, s.is_heading, s.text) for s in p.sentences] == [
+        ("Title", "title", False, "A trial of several things in adults"),
+        ("Background", "abstract", True, "Background"), ("Background", "abstract", False, "Things matter."),
+        ("Results", "abstract", True, "Results"), ("Results", "abstract", False, "Things worked."),
+        ("Author Summary", "abstract", True, "Author Summary"),  # its own <title>
+        ("Author Summary", "abstract", False, "People took things."),
+        ("Author Summary", "abstract", False, "It went well."),
+        ("Executive summary", "abstract", True, "Executive summary"),  # labelled by its type
+        ("Executive summary", "abstract", False, "Read this first."),
+        # the graphical abstract (a picture) and the empty toc one give nothing
+        ("Introduction", "introduction", True, "Introduction"), ("Introduction", "introduction", False, "Intro here."),
+    ]
+
+
+def test_jats_lone_typed_abstract_is_the_abstract(tmp_path: Path) -> None:
+    f = tmp_path / "summary.xml"
+    f.write_text('<article><front><article-meta><title-group><article-title>T</article-title></title-group>'
+                 '<abstract abstract-type="summary"><p>Only this one.</p></abstract></article-meta></front>'
+                 '<body><p>Body.</p></body></article>', encoding="utf-8")
+    (p,) = papers(f)
+    assert [(s.section_title, s.section_kind, s.is_heading, s.text) for s in p.sentences][1:] == [
+        ("Abstract", "abstract", False, "Only this one."), ("Main text", "other", False, "Body."),
+    ]
+
+
 def test_pubtator_and_bioc_agree() -> None:
     pt = papers(CORE / "cdr3.pubtator.txt")
     bioc = papers(CORE / "cdr2.bioc.xml")
