@@ -105,17 +105,19 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     with _open_library(args, reading=True) as lib:
         result = Searcher(lib).run(search_request(args, lib))
-    if args.json:
-        _emit_json(result.to_json())
+    from evtui.honest import honest
+
+    aspects = result.query.aspects
+    checked = honest(result.evidence, aspects, result.method)  # rows that mention the query's concepts
+    if args.json:  # every row, as before; the notes say which concepts none of them mentions
+        data = result.to_json()
+        data["notes"] = [*data["notes"], *checked.mention_notes]
+        _emit_json(data)
         return 0
     out = Console(emoji=False)
-    aspects = result.query.aspects
     out.print(f"[bold]{result.query.mode}[/] · {result.method}  ", aspect_chips(aspects))
     for note in result.notes:
         out.print(f"[dim]note: {safe(note)}[/]")
-    from evtui.honest import honest
-
-    checked = honest(result.evidence, aspects, result.method)  # rows that mention the query's concepts
     for note in checked.notes:
         out.print(f"[yellow]{safe(note)}[/]")
     if not checked.evidence:
@@ -353,12 +355,16 @@ def cmd_embed(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from evtui.export import write_export
+    from evtui.export import choose_format, write_export
 
+    # No --format: the extension decides (refs.bib -> BibTeX); a --format the extension contradicts is a warning.
+    fmt, mismatch = choose_format(args.out, args.format)
+    if mismatch:
+        err.print(f"[yellow]warning:[/] {safe(mismatch)}")
     with _open_library(args, demo=False, reading=True) as lib:
-        n = write_export(lib, Path(args.out), args.format, plain=args.plain)
+        n = write_export(lib, Path(args.out), fmt, plain=args.plain)
     if args.json:
-        _emit_json({"out": str(Path(args.out).expanduser()), "format": args.format, "sentences": n})
+        _emit_json({"out": str(Path(args.out).expanduser()), "format": fmt, "sentences": n})
     else:
         err.print(f"wrote {n} sentence(s) to {safe(args.out)}")
     return 0
@@ -393,8 +399,8 @@ def cmd_select(args: argparse.Namespace) -> int:
                 try:
                     judge = make_judge(lib, "local", None, None, searcher=searcher)
                     judged = sum(j.status == "ok" for j in judge_evidence(lib, res.query, fresh, judge=judge))
-                except EvtuiError as exc:  # the selection is kept; only the verdicts are missing
-                    why_not = str(exc)
+                except Exception as exc:  # noqa: BLE001  the selection is kept; only the verdicts are missing
+                    why_not = str(exc) if isinstance(exc, EvtuiError) else f"the local judge failed: {exc}"
         ids = basket.ids()
     if args.json:
         _emit_json({"added": added, "selection": ids, "judged": judged,
@@ -976,7 +982,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = add("export", cmd_export, "write the selected sentences with citations (Markdown, JSON Lines or BibTeX)")
     ex.add_argument("--out", required=True, help="file to write (only this path is written)")
-    ex.add_argument("--format", choices=("md", "jsonl", "bibtex"), default="md")
+    ex.add_argument("--format", choices=("md", "jsonl", "bibtex"), default=None,
+                    help="default: from --out's extension (.md/.markdown, .jsonl, .bib), else md; a --format the "
+                         "extension contradicts is written as asked, with a warning")
     ex.add_argument("--plain", action="store_true", help="Markdown as plain notes: no <sub>aspect</sub> tags")
 
     se = add("select", cmd_select, "add the top hits of a search to the selection (or --clear it)")

@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import tempfile
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,9 +22,34 @@ from urllib.parse import quote
 from evtui import __version__
 from evtui.errors import EvtuiError
 from evtui.library import Library
-from evtui.models import Aspect, Evidence, Paper, ParsedQuery, Span
+from evtui.models import LEVELS, Aspect, Evidence, Paper, ParsedQuery, Span
 
 FORMATS = ("md", "jsonl", "bibtex")
+FORMAT_NAMES = {"md": "Markdown", "jsonl": "JSON Lines", "bibtex": "BibTeX"}
+# The file name's extension (lower-cased) -> the format it implies; any other extension implies none.
+EXTENSIONS = {".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".bib": "bibtex"}
+FORMAT_EXTENSIONS = {"md": ".md", "jsonl": ".jsonl", "bibtex": ".bib"}  # what a new file name gets
+
+
+def format_of(out: Path | str) -> str | None:
+    """The format `out`'s extension implies (refs.bib -> "bibtex"), None for any other extension."""
+    return EXTENSIONS.get(Path(str(out)).suffix.lower())
+
+
+def choose_format(out: Path | str, fmt: str | None) -> tuple[str, str | None]:
+    """The format to write `out` in, and a one-line warning when it contradicts the extension.
+
+    No format asked for: the extension decides (.md/.markdown, .jsonl, .bib), Markdown for any other. A format
+    asked for is written as asked, with a warning when the extension implies another one (the CLI's --format and
+    the app's format field follow the same rule)."""
+    implied = format_of(out)
+    if fmt is None:
+        return implied or "md", None
+    if implied is not None and implied != fmt:
+        return fmt, (f"writing {FORMAT_NAMES.get(fmt, fmt)} to {Path(str(out)).name}, though its extension "
+                     f"{Path(str(out)).suffix} means {FORMAT_NAMES[implied]}")
+    return fmt, None
+
 
 _DDL = """CREATE TABLE IF NOT EXISTS selections (
     sentence_id VARCHAR PRIMARY KEY,
@@ -175,16 +201,23 @@ def tex(value: object) -> str:
     return _TEX_RE.sub(lambda m: _TEX_SPECIAL[m.group(0)], " ".join(_CONTROL.sub(" ", str(value)).split()))
 
 
+def corpus_source(p: Paper) -> str | None:
+    """Where a corpus abstract (SciFact, PubTator: no authors, no year) is from, as plain text ("SciFact corpus,
+    doc 15648443"); None for a paper with authors or a year."""
+    if p.authors or p.year:
+        return None
+    prefix, _, num = p.id.partition(":")
+    if prefix.lower() == "scifact" and num:
+        return f"SciFact corpus, doc {num}"
+    if p.pmid or prefix.upper() == "PMID":
+        return f"PubMed abstract {p.pmid or num}"
+    return f"{Path(p.source_path).name or 'corpus'}, doc {p.id}"
+
+
 def citation(p: Paper) -> str:
-    if not p.authors and not p.year:  # a corpus abstract (SciFact, PubTator): say where it is from, not "Unknown"
-        prefix, _, num = p.id.partition(":")
-        if prefix.lower() == "scifact" and num:
-            where = f"SciFact corpus, doc {num}"
-        elif p.pmid or prefix.upper() == "PMID":
-            where = f"PubMed abstract {p.pmid or num}"
-        else:
-            where = f"{Path(p.source_path).name or 'corpus'}, doc {p.id}"
-        where = md(where)
+    source = corpus_source(p)
+    if source is not None:  # a corpus abstract (SciFact, PubTator): say where it is from, not "Unknown"
+        where = md(source)
         cited = f"{where}. {md(p.title.rstrip('.'))}." if p.title else f"{where}."
         if p.pmid:
             cited += f" [PMID {md(p.pmid)}](https://pubmed.ncbi.nlm.nih.gov/{_url_part(p.pmid)}/)"
@@ -207,7 +240,6 @@ def citation(p: Paper) -> str:
 
 
 _GLYPHS = {"supports": "▲", "refutes": "▼", "neutral": "●"}
-_LEVELS = {0: "irrelevant", 1: "topical", 2: "partial", 3: "related", 4: "direct", 5: "direct, quantified"}
 
 
 def verdict_summary(group: Sequence[Selected]) -> str:
@@ -224,7 +256,8 @@ def verdict_summary(group: Sequence[Selected]) -> str:
 
 
 def verdict_line(v: dict[str, Any]) -> str:
-    level = _LEVELS.get(int(v["level"]), "")
+    """One verdict on one line, its level named as the judge's rubric names it (evtui.models.LEVELS)."""
+    level = LEVELS.get(int(v["level"]), "")
     line = (f"{_GLYPHS.get(v['stance'], '?')} {v['stance']} · {v['score']}/100 (level {v['level']}"
             f"{f' {level}' if level else ''}) · confidence {v['confidence']}/10 · {v['judge']} judge ({v['model']})")
     return md(line) + (f" — {md(v['rationale'])}" if v.get("rationale") else "")
@@ -293,19 +326,86 @@ def to_jsonl(items: Sequence[Selected]) -> str:
     return "\n".join(rows) + ("\n" if rows else "")
 
 
-def to_bibtex(items: Sequence[Selected]) -> str:
-    seen: dict[str, str] = {}
-    for it in items:
-        p = it.paper
-        if p is None or p.id in seen:
+_ASCII = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
+                        "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "Þ": "Th", "ı": "i"})
+# Words a citation key skips to reach the title's first significant one ("The effect of ..." -> "effect").
+_KEY_STOPWORDS = frozenset(
+    "a an the of on in for and or to with by at from as is are was were be its into via versus vs not no do does "
+    "how what why when which who whether".split())
+_NAME_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
+
+
+def _key_part(text: str) -> str:
+    """`text` in [a-z0-9] only: accents dropped (Günter -> gunter), anything else left out."""
+    folded = unicodedata.normalize("NFKD", text.translate(_ASCII)).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def _surname(author: str) -> str:
+    """The family name of "Given Family" ("Florian Uhl" -> "uhl") or "Family, Given"; "Jr."/"III" skipped."""
+    if "," in author:
+        return _key_part(author.split(",", 1)[0])
+    words = [_key_part(w) for w in author.split()]
+    words = [w for w in words if w]
+    while len(words) > 1 and words[-1] in _NAME_SUFFIXES:
+        words.pop()
+    return words[-1] if words else ""
+
+
+def base_key(p: Paper) -> str:
+    """surname + year + the title's first significant word ("uhl2019counting"); "anon" without an author."""
+    surname = _surname(p.authors[0]) if p.authors else ""
+    word = next((w for w in (_key_part(t) for t in p.title.split()) if w and w not in _KEY_STOPWORDS), "")
+    return (surname or "anon") + (str(p.year) if p.year else "") + word
+
+
+def _letters(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> aa, ..."""
+    out = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def bibtex_keys(papers: Sequence[Paper]) -> dict[str, str]:
+    """paper id -> its citation key, unique in the file. Papers sharing a base key get a, b, ... in the order of
+    their ids, so reordering the selection never swaps two keys; only [a-z0-9] characters."""
+    groups: dict[str, list[str]] = {}
+    for p in papers:
+        ids = groups.setdefault(base_key(p), [])
+        if p.id not in ids:
+            ids.append(p.id)
+    keys: dict[str, str] = {}
+    taken = {base for base, ids in groups.items() if len(ids) == 1}
+    for base, ids in groups.items():
+        if len(ids) == 1:
+            keys[ids[0]] = base
             continue
-        first = (p.authors[0].split()[-1] if p.authors else "anon").lower()
-        key = re.sub(r"[^a-z0-9]", "", first) + str(p.year or "") + re.sub(r"[^a-z0-9]", "", p.id.lower())[-8:]
+        n = 0
+        for pid in sorted(ids):
+            while base + _letters(n) in taken:
+                n += 1
+            keys[pid] = base + _letters(n)
+            taken.add(keys[pid])
+    return keys
+
+
+def to_bibtex(items: Sequence[Selected]) -> str:
+    papers: dict[str, Paper] = {}
+    for it in items:
+        if it.paper is not None:
+            papers.setdefault(it.paper.id, it.paper)
+    keys = bibtex_keys(list(papers.values()))
+    entries = []
+    for p in papers.values():
+        # A corpus abstract has only a title: the note says where it is from (its corpus and doc, or PubMed id).
         fields = {"title": p.title, "author": " and ".join(p.authors), "year": p.year, "journal": p.journal,
-                  "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid}
+                  "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid, "note": corpus_source(p)}
         body = ",\n".join(f"  {k} = {{{tex(v)}}}" for k, v in fields.items() if v)
-        seen[p.id] = f"@article{{{key},\n{body}\n}}"
-    return "\n\n".join(seen.values()) + ("\n" if seen else "")
+        entries.append(f"@article{{{keys[p.id]},\n{body}\n}}")
+    return "\n\n".join(entries) + ("\n" if entries else "")
 
 
 def render(items: Sequence[Selected], fmt: str, *, plain: bool = False) -> str:

@@ -15,6 +15,15 @@ SECTION_KINDS: tuple[str, ...] = (
 
 QueryMode = Literal["triplet", "claim", "hypothesis"]
 QUERY_MODES: tuple[str, ...] = ("triplet", "claim", "hypothesis")
+# The evidence rubric's levels (0-5; a score is 20 x level): what the judge assigns and every face names.
+LEVELS: dict[int, str] = {
+    0: "no relevance",
+    1: "tangential",
+    2: "peripheral",
+    3: "substantial",
+    4: "primary",
+    5: "direct correspondence",
+}
 
 
 @dataclass(slots=True)

@@ -9,18 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol
 
-from evtui.models import Evidence, ParsedQuery
+from evtui.models import LEVELS, Evidence, ParsedQuery
 
 Stance = Literal["supports", "refutes", "neutral"]
 STANCES: tuple[str, ...] = ("supports", "refutes", "neutral")
-LEVELS: dict[int, str] = {
-    0: "no relevance",
-    1: "tangential",
-    2: "peripheral",
-    3: "substantial",
-    4: "primary",
-    5: "direct correspondence",
-}
 
 
 @dataclass

@@ -4,12 +4,13 @@ summary; plain notes drop the aspect tags; corpus abstracts are cited by corpus 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from evtui.cli import main
 from evtui.config import load_config
 from evtui.export import Basket, citation, to_markdown
-from evtui.judge.base import Judgment
+from evtui.judge.base import LEVELS, Judgment
 from evtui.judge.cache import JudgmentCache
 from evtui.library import Library
 from evtui.models import Paper
@@ -85,3 +86,64 @@ def test_corpus_abstracts_are_cited_by_corpus_and_doc() -> None:
     real = Paper(id="PMC1", title="Real", authors=["A B"], year=2020, journal="J", doi="10.1/x", pmid=None,
                  pmcid="PMC1", licence=None, source_path="", source_format="jats", content_hash="", n_sentences=1)
     assert citation(real).startswith("A B (2020). Real.")
+
+
+def test_cli_export_format_follows_the_file_name(papers_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`--out refs.bib` writes BibTeX (it wrote Markdown), .jsonl JSON Lines, .md/.markdown Markdown; a --format the
+    extension contradicts is written as asked, with a one-line warning; the JSON shape is unchanged."""
+    assert main(["ingest", str(papers_dir), "--json"]) == 0
+    assert main(["select", "ACE inhibitors cause cough", "-k", "2", "--no-judge", "--json"]) == 0
+    capsys.readouterr()
+    expect = {"refs.bib": ("bibtex", "@article{"), "rows.jsonl": ("jsonl", '{"sentence_id"'),
+              "ev.md": ("md", "# Evidence"), "ev.markdown": ("md", "# Evidence"), "notes.txt": ("md", "# Evidence")}
+    for name, (fmt, start) in expect.items():
+        assert main(["export", "--out", str(tmp_path / name), "--json"]) == 0
+        out = capsys.readouterr()
+        assert json.loads(out.out) == {"out": str(tmp_path / name), "format": fmt, "sentences": 2}
+        assert "warning" not in out.err
+        assert (tmp_path / name).read_text(encoding="utf-8").startswith(start), name
+    assert main(["export", "--out", str(tmp_path / "x.bib"), "--format", "md"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: writing Markdown to x.bib, though its extension .bib means BibTeX" in " ".join(err.split())
+    assert (tmp_path / "x.bib").read_text(encoding="utf-8").startswith("# Evidence")
+    assert main(["export", "--out", str(tmp_path / "y.bib"), "--format", "bibtex"]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_cli_export_names_levels_as_the_judge_does(papers_dir: Path, tmp_path: Path) -> None:
+    """The Markdown said "level 4 direct" / "level 3 related" where `evtui judge` says "primary" / "substantial"."""
+    lib = Library(load_config())
+    lib.ingest([papers_dir])
+    res = Searcher(lib).search("ACE inhibitors cause cough", k=2, method="bm25")
+    basket = Basket(lib)
+    for e in res.evidence[:2]:
+        basket.add(e, res.query, "bm25")
+    a, b = (e.sentence for e in res.evidence[:2])
+    cache = JudgmentCache(lib.store.con)
+    cache.store(res.query, [_judgment(a.id, "supports", 80), _judgment(b.id, "neutral", 40)],
+                {a.id: a.text, b.id: b.text})
+    lib.close()
+    out = tmp_path / "e.md"
+    assert main(["export", "--out", str(out)]) == 0
+    md = out.read_text(encoding="utf-8")
+    assert f"80/100 (level 4 {LEVELS[4]})" in md and f"40/100 (level 2 {LEVELS[2]})" in md
+    assert "(level 4 primary)" in md and "(level 2 peripheral)" in md
+    assert md.endswith("\n") and not md.endswith("\n\n")
+
+
+def test_cli_bibtex_keys_are_readable_and_corpus_abstracts_say_where_they_are_from(tmp_path: Path) -> None:
+    """Keys were the last 8 characters of the paper id (anon15648443, uhl2019c6398430)."""
+    lib = Library(load_config())
+    lib.ingest([Path(__file__).parents[1] / "fixtures" / "core" / "PMC2852030.xml"])
+    res = Searcher(lib).search("pancreatic cancer perfusion CT", k=1, paper="PMC2852030")
+    Basket(lib).add(res.evidence[0], res.query, res.method)
+    paper = lib.store.paper("PMC2852030")
+    lib.close()
+    assert paper is not None and paper.authors and paper.year
+    out = tmp_path / "refs.bib"
+    assert main(["export", "--out", str(out)]) == 0
+    bib = out.read_text(encoding="utf-8")
+    surname = re.sub(r"[^a-z]", "", paper.authors[0].split()[-1].lower())
+    key = re.match(r"@article\{([^,]+),\n", bib)
+    assert key is not None and re.fullmatch(rf"{surname}{paper.year}[a-z0-9]+", key.group(1)), bib[:80]
+    assert not key.group(1).endswith("2852030")

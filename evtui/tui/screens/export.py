@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Header, Input, Label, Markdown, Select, Static
 
 from evtui.errors import EvtuiError
-from evtui.export import FORMATS, Selected, render, to_markdown, write_export
+from evtui.export import (
+    FORMAT_EXTENSIONS,
+    FORMAT_NAMES,
+    FORMATS,
+    Selected,
+    choose_format,
+    format_of,
+    render,
+    to_markdown,
+    write_export,
+)
 from evtui.honest import in_part
 from evtui.render import coverage_marker, plain
 from evtui.tui.base import EvtuiScreen
@@ -23,13 +34,31 @@ from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets.keybar import KeyBar
 
+STACKED_BELOW = 160  # columns: below this the list sits over the preview, each full width (two panes side by side
+# left the list's sentences 3 characters of paper id at 80 columns, 26 of sentence at 120 and 34 at 140)
+_SUB = re.compile(r"(?<!\\)<sub>(.*?)</sub>")
+
 
 def now() -> datetime:
     """The export date in the preview's footer (tests pin it for stable snapshots)."""
     return datetime.now(timezone.utc)
 
 
+def preview_markdown(text: str) -> str:
+    """The Markdown as the preview shows it: the widget drops HTML, so each aspect tag (**aspirin**<sub>head</sub>,
+    which the file keeps) becomes a code span after a space: **aspirin** `head`."""
+    return _SUB.sub(lambda m: " `" + re.sub(r"\\(.)", r"\1", m.group(1)).replace("`", "'") + "`", text)
+
+
 class ExportScreen(EvtuiScreen):
+    CSS = """
+    ExportScreen.-stacked #export-main { layout: vertical; }
+    ExportScreen.-stacked #basket-pane { width: 100%; height: auto; }
+    ExportScreen.-stacked #basket { height: auto; max-height: 40vh; }
+    ExportScreen.-stacked #preview-pane { width: 100%; height: 1fr; border-left: none; border-top: solid $primary; }
+    ExportScreen #preview MarkdownH3 { width: 100%; }
+    ExportScreen #save-row #save { width: 10; min-width: 10; margin: 0 0 0 1; }
+    """
     BINDINGS = [
         Binding("K,shift+up", "move(-1)", "Move up", id="export.up"),
         Binding("J,shift+down", "move(1)", "Move down", id="export.down"),
@@ -68,19 +97,48 @@ class ExportScreen(EvtuiScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.fit_layout()
+        # the format follows the saved path's extension (path_changed)
         self.query_one("#export-path", Input).value = self.evtui.config.export_path
         self.query_one("#preview-raw").display = False
-        table = self.query_one("#basket", DataTable)
-        table.add_column("#", key="n", width=3)
-        table.add_column("asp", key="asp", width=4)
-        table.add_column("sentence", key="sentence", width=None)
-        table.add_column("paper", key="paper", width=16)
         self.call_after_refresh(self.reload)
-        table.focus()
+        self.query_one("#basket", DataTable).focus()
 
     def on_screen_resume(self) -> None:
         if self._loaded:
             self.reload()
+
+    def fit_layout(self) -> None:
+        """Below STACKED_BELOW columns the list sits over the preview (CSS above), each as wide as the screen."""
+        self.set_class((self.size.width or self.app.size.width) < STACKED_BELOW, "-stacked")
+
+    def on_resize(self) -> None:
+        self.fit_layout()
+        if self._loaded:
+            self.call_after_refresh(self.fill_table)
+
+    def fill_table(self, row: int | None = None) -> None:
+        """The list's rows, the sentence column taking the width the other columns leave."""
+        table = self.query_one("#basket", DataTable)
+        row = table.cursor_row if row is None else row
+        papers = [it.paper.id if it.paper else "—" for it in self.items]
+        width = table.size.width or (self.app.size.width - 2 if self.has_class("-stacked")
+                                     else self.app.size.width // 2 - 2)
+        # paper ids whole where they fit in a quarter of the list (scifact:15648443 always), cut beyond
+        paper_w = min(max(16, (width - 23) // 4), max([5, *map(len, papers)]))
+        # 4 columns with a cell's padding (1 each side), and room for a vertical scrollbar
+        sentence_w = max(20, width - (3 + 4 + paper_w) - 2 * 4 - 2)
+        table.clear(columns=True)
+        table.add_column("#", key="n", width=3)
+        table.add_column("asp", key="asp", width=4)
+        table.add_column("sentence", key="sentence", width=sentence_w)
+        table.add_column("paper", key="paper", width=paper_w)
+        for n, (it, paper) in enumerate(zip(self.items, papers, strict=True), 1):
+            table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects)),
+                          Text(short(it.text, sentence_w)), Text(short(paper, paper_w), style="cyan"),
+                          key=it.sentence_id)
+        if self.items:
+            table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
 
     def reload(self, keep: int | None = None) -> None:
         basket = self.evtui.basket
@@ -88,17 +146,7 @@ class ExportScreen(EvtuiScreen):
             return
         self._loaded = True
         self.items = basket.items()
-        table = self.query_one("#basket", DataTable)
-        row = table.cursor_row if keep is None else keep
-        table.clear()
-        pane = self.query_one("#basket-pane").size.width or self.app.size.width // 2
-        width = max(20, pane - (3 + 4 + 16) - 2 * 4 - 2)
-        for n, it in enumerate(self.items, 1):
-            paper = it.paper.id if it.paper else "—"
-            table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects)), Text(short(it.text, width)),
-                          Text(short(paper, 16), style="cyan"), key=it.sentence_id)
-        if self.items:
-            table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
+        self.fill_table(keep)
         n = len(self.items)
         self.query_one("#basket-title", Label).update(
             Text.assemble((f"Selection · {n} sentence(s)", "bold"),
@@ -110,7 +158,8 @@ class ExportScreen(EvtuiScreen):
             text = "*Nothing selected yet: select results with space on the Search screen or in the reader.*"
         else:
             fmt = str(self.query_one("#export-format", Select).value)
-            text = to_markdown(self.items, now=now(), plain=self.plain) if fmt == "md" else render(self.items, fmt)
+            text = (to_markdown(self.items, now=now(), plain=self.plain) if fmt == "md"
+                    else render(self.items, fmt))
         md = self.query_one("#preview", Markdown)
         raw = self.query_one("#preview-raw", Static)
         fmt = str(self.query_one("#export-format", Select).value)
@@ -120,16 +169,28 @@ class ExportScreen(EvtuiScreen):
         if show_raw:
             raw.update(plain(text))
         else:
-            md.update(text)
+            md.update(preview_markdown(text))
 
     @on(Select.Changed, "#export-format")
     def format_changed(self, event: Select.Changed) -> None:
+        """A format picked: the file name takes its extension (unless it has one that already means it)."""
         path = self.query_one("#export-path", Input)
-        stem = path.value.rsplit(".", 1)[0] if "." in Path(path.value).name else path.value
-        ext = {"md": ".md", "jsonl": ".jsonl", "bibtex": ".bib"}.get(str(event.value), "")
-        if path.value:
-            path.value = stem + ext
+        fmt = str(event.value)
+        if path.value and format_of(path.value) != fmt:
+            stem = path.value.rsplit(".", 1)[0] if "." in Path(path.value).name else path.value
+            path.value = stem + FORMAT_EXTENSIONS.get(fmt, "")
         self.update_preview()
+
+    @on(Input.Changed, "#export-path")
+    def path_changed(self, event: Input.Changed) -> None:
+        """A file name typed: its extension picks the format (out.bib -> bibtex), as `evtui export --out` does; any
+        other extension leaves the format as it is."""
+        implied = format_of(event.value)
+        select = self.query_one("#export-format", Select)
+        if implied is not None and implied != select.value:
+            with self.prevent(Select.Changed):  # the path is not rewritten while it is being typed
+                select.value = implied
+            self.update_preview()
 
     def current(self) -> Selected | None:
         table = self.query_one("#basket", DataTable)
@@ -211,12 +272,16 @@ class ExportScreen(EvtuiScreen):
         if not raw:
             self.notify("type the file to write", title="Export", severity="warning")
             return
-        fmt = str(self.query_one("#export-format", Select).value)
         out = Path(raw).expanduser()
+        # The format field follows the typed extension; one picked after it that the extension contradicts is
+        # written as picked, with the warning `evtui export --format` gives.
+        fmt, mismatch = choose_format(out, str(self.query_one("#export-format", Select).value))
         try:
             with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
                 n = write_export(view, out, fmt, plain=self.plain)  # type: ignore[arg-type]
         except EvtuiError as exc:
             self.notify(str(exc), title="Export", severity="error")
             return
-        self.notify(f"wrote {n} sentence(s) to {out}", title="Export")
+        if mismatch:
+            self.notify(mismatch, title="Export", severity="warning")
+        self.notify(f"wrote {n} sentence(s) to {out} ({FORMAT_NAMES[fmt]})", title="Export")
