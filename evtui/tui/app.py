@@ -36,7 +36,7 @@ from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
 from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
 from evtui.tui.state import UiState
-from evtui.tui.widgets import AspectBar
+from evtui.tui.widgets import AspectBar, RowTable
 
 
 def _screen_class(mode: str) -> type[Screen[Any]]:
@@ -64,7 +64,7 @@ class EvtuiApp(App[None]):
         Binding("l", "mode('library')", "Library", id="app.library"),
         Binding("b", "mode('bench')", "Bench", id="app.bench"),
         Binding("e", "mode('export')", "Export", id="app.export"),
-        Binding("escape", "back", "Back to search, or out of the query bar", show=False, id="app.back"),
+        Binding("escape", "back", "Back to search, or out of a text field", show=False, id="app.back"),
         Binding("question_mark,f1", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.palette"),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -125,7 +125,7 @@ class EvtuiApp(App[None]):
 
     @classmethod
     def binding_ids(cls) -> set[str]:
-        classes: list[type] = [cls, *cls.mode_screens().values(), ReaderScreen, AspectBar, ConfirmScreen,
+        classes: list[type] = [cls, *cls.mode_screens().values(), ReaderScreen, AspectBar, RowTable, ConfirmScreen,
                                AspectEditScreen, HelpScreen]
         return {b.id for c in classes for b in getattr(c, "BINDINGS", []) if isinstance(b, Binding) and b.id}
 
@@ -288,8 +288,11 @@ class EvtuiApp(App[None]):
             await self.action_mode("search")
             return
         search = self.search_screen()
-        if search is not None and self.focused is search.query_one("#query"):
-            search.query_one("#results").focus()  # out of the query bar: the screen's keys (l, b, e, …) work again
+        focused = self.focused
+        if search is not None and focused is not None and focused.screen is search and \
+                focused.id in ("query", "paper", "year-from", "year-to"):
+            # out of the query bar or a filter field: the screen's keys (l, b, e, …) work again
+            search.query_one("#results").focus()
 
     async def action_quit(self) -> None:
         """Quit; a running benchmark sweep is cancelled first, after asking."""
@@ -313,7 +316,7 @@ class EvtuiApp(App[None]):
 
     def action_help(self) -> None:
         screen = self.screen
-        rows: list[tuple[str, str, str]] = []
+        ranked: list[tuple[int, tuple[str, str, str]]] = []
         seen: set[tuple[str, str]] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
@@ -324,8 +327,13 @@ class EvtuiApp(App[None]):
             same = [k for k, a in screen.active_bindings.items() if a.binding.action == b.action and k != key]
             if same:
                 keys = " ".join([keys, *(self.get_key_display(Binding(k, b.action)) for k in same)])
-            rows.append((keys, b.description, b.id or ""))
-        rows.append(("enter", "search (in the query bar)", ""))
+            # the screen's own keys first, then evtui's keys of the focused widget, the app's, and last the
+            # generic keys of Textual's widgets (cursor left/right, page left/right…)
+            rank = 3 if not b.id else 0 if active.node is screen else 2 if active.node is self else 1
+            ranked.append((rank, (keys, b.description, b.id or "")))
+        if isinstance(screen, SearchScreen):
+            ranked.append((0, ("enter", "Search (in the query bar)", "")))
+        rows = [row for _rank, row in sorted(ranked, key=lambda r: r[0])]  # stable: each group in its order
         title = type(screen).__name__.removesuffix("Screen")
         # One help screen, installed once and refilled: composing a fresh modal each time took most of the ~100 ms
         # that `?` needed while a Bench sweep ran.

@@ -73,6 +73,17 @@ def failure_text(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, EvtuiError) else f"{type(exc).__name__}: {exc}"
 
 
+def failure_reason(exc: BaseException) -> str:
+    """An exception's own words on one line, for a message that already says what failed ("… failed: <reason>"):
+    evtui's errors and the generic Exception, RuntimeError and ValueError by their message alone (their type name
+    adds nothing but noise), any other with its type (KeyError: 'x' says more than 'x')."""
+    text = " ".join(str(exc).split())
+    if not text:
+        return type(exc).__name__
+    generic = isinstance(exc, EvtuiError) or type(exc) in (Exception, RuntimeError, ValueError)
+    return text if generic else f"{type(exc).__name__}: {text}"
+
+
 class EvtuiScreen(Screen[None]):
     """The base of the app's screens."""
 

@@ -33,7 +33,7 @@ from evtui.tui.screens.library import LibraryScreen
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
 from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
-from evtui.tui.widgets import AspectBar, KeyBar, PagedTable, TextPane
+from evtui.tui.widgets import AspectBar, KeyBar, PagedTable, RowTable, TextPane
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 EB3 = FIXTURES / "bench" / "eb3.json"
@@ -448,7 +448,7 @@ def test_keymap_override_and_help(papers_ingested: Path, tmp_path: Path, monkeyp
 def test_every_binding_has_a_description_and_an_id() -> None:
     from textual.binding import Binding
 
-    classes = [EvtuiApp, *EvtuiApp.mode_screens().values(), ReaderScreen, AspectBar, ConfirmScreen,
+    classes = [EvtuiApp, *EvtuiApp.mode_screens().values(), ReaderScreen, AspectBar, RowTable, ConfirmScreen,
                AspectEditScreen, HelpScreen]
     for cls in classes:
         for b in cls.BINDINGS:

@@ -11,7 +11,7 @@ from textual.widgets import Static
 from tui_pilot import TRIPLET, messages, run, search, started, until
 
 from evtui.errors import EvtuiError, QueryError
-from evtui.tui.base import failure_text
+from evtui.tui.base import failure_reason, failure_text
 from evtui.tui.screens.search import SearchScreen
 
 TUI = Path(__file__).parents[2] / "evtui" / "tui"
@@ -22,6 +22,16 @@ def test_failure_text_names_unexpected_errors_only() -> None:
     assert failure_text(EvtuiError("locked")) == "locked"
     assert failure_text(KeyError("x")) == "KeyError: 'x'"
     assert failure_text(RuntimeError("disk full")) == "RuntimeError: disk full"
+
+
+def test_failure_reason_is_one_line_without_a_generic_type_name() -> None:
+    """For "<what failed>: <reason>" lines: no "Exception:" in front of the words, the type only where it says
+    something, and never a second line."""
+    assert failure_reason(Exception("Truncation error: too\nshort")) == "Truncation error: too short"
+    assert failure_reason(RuntimeError("disk full")) == "disk full"
+    assert failure_reason(EvtuiError("locked")) == "locked"
+    assert failure_reason(KeyError("x")) == "KeyError: 'x'"
+    assert failure_reason(OSError()) == "OSError"
 
 
 def _imported(path: Path) -> set[str]:
@@ -70,10 +80,11 @@ def test_a_failing_search_worker_is_one_notification_and_the_screen_recovers(pap
             query.focus()
             query.value = TRIPLET  # type: ignore[attr-defined]
             await pilot.press("enter")
-            await until(pilot, lambda: "RuntimeError: disk full" in messages(app), "the failure's notification")
-            note = next(n for n in app._notifications if str(n.message) == "RuntimeError: disk full")
+            failed = "the best search failed: disk full"  # what failed, then why (no exception type)
+            await until(pilot, lambda: failed in messages(app), "the failure's notification")
+            note = next(n for n in app._notifications if str(n.message) == failed)
             assert note.title == "Query" and note.severity == "error" and note.timeout == 8
-            assert "RuntimeError: disk full" in str(screen.query_one("#status", Static).render())
+            assert failed in str(screen.query_one("#status", Static).render())
             assert not screen._searching and app.is_running
             app.searcher = real  # the next search works again
             await search(app, pilot, TRIPLET)

@@ -1,5 +1,6 @@
-"""The Library screen: the papers with their counts and sources; add files or folders; remove a paper; embed the
-library for dense / hybrid search in the background (`m`, cancel with `c`), searches running meanwhile."""
+"""The Library screen: the papers with their counts and sources; find one by title or id (`f`); add files or
+folders; remove a paper; embed the library for dense / hybrid search in the background (`m`, cancel with `c`),
+searches running meanwhile."""
 
 from __future__ import annotations
 
@@ -33,9 +34,40 @@ from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets import PagedTable
 from evtui.tui.widgets.keybar import KeyBar
 
+# The table's columns fit the terminal: the title takes what the others leave, and on a narrow terminal the least
+# useful columns go first (in this order) while the title would get fewer than TITLE_MIN columns (or a third).
+DROP_ORDER = ("source", "format", "year", "sentences")
+TITLE_MIN = 32
+
+
+def fit_columns(width: int, wanted: dict[str, int]) -> dict[str, int]:
+    """Column widths for a table `width` columns wide (each column also takes 2 columns of cell padding): the
+    `wanted` widths of the other columns, as many as leave the title enough room, and the title the rest."""
+    keep = dict(wanted)
+    title_min = max(TITLE_MIN, width // 3)
+
+    def title_w() -> int:
+        return width - sum(w + 2 for w in keep.values()) - 2
+
+    for name in DROP_ORDER:
+        if title_w() >= title_min:
+            break
+        keep.pop(name, None)
+    order = ("id", "year", "title", "sentences", "format", "source")
+    widths = {**keep, "title": max(10, title_w())}
+    return {name: widths[name] for name in order if name in widths}
+
+
+def paper_matches(p: Paper, words: list[str]) -> bool:
+    """Every word of the find box in the paper's id or title (case-insensitive)."""
+    hay = f"{p.id} {p.title}".lower()
+    return all(w in hay for w in words)
+
 
 class LibraryScreen(EvtuiScreen):
     BINDINGS = [
+        Binding("f", "find", "Find paper", id="library.find"),
+        Binding("escape", "clear_find", "Clear the find box", show=False, id="library.clear_find"),
         Binding("a", "focus_path", "Add papers", id="library.add"),
         Binding("x,delete", "remove", "Remove paper", id="library.remove"),
         Binding("o", "open_paper", "Open paper", id="library.open"),
@@ -54,13 +86,20 @@ class LibraryScreen(EvtuiScreen):
         self._stop_embedding = threading.Event()
         self.collection: str | None = None  # a Zotero collection to list only, or None for every paper
         self.collections: list[str] = []
+        self.papers: list[Paper] = []  # the listed papers (a collection's, or all), before the find box
+        self.infos: dict[str, dict[str, object]] = {}
+        self.shown: list[Paper] = []  # ... and those the find box lets through, as the table has them
+        self._stats = Text()
+        self._laid_out = (-1, "")  # the table width and find text the rows were laid out for
+        self._wanted: dict[str, int] = {}  # the widths the columns other than the title would like
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="library-stats")
         with Horizontal(id="add-row"):
-            yield Input(placeholder="file or folder to add (→ completes, enter ingests)", id="add-path",
+            yield Input(placeholder="file or folder to add (→ completes)", id="add-path",
                         suggester=PathSuggester())
+            yield Input(placeholder="find: title or id (f)", id="find")
         with Horizontal(id="ingest-row"):
             yield ProgressBar(id="ingest-bar", show_eta=True)
             yield Static(id="ingest-text")
@@ -91,29 +130,96 @@ class LibraryScreen(EvtuiScreen):
             n = len(papers)
             coll = (f"   collection: {self.collection} ({n:,} paper{'s' * (n != 1)}) · z next" if self.collection
                     else f"   {len(self.collections)} collection(s) · z to list one")
-        self.query_one("#library-stats", Static).update(Text.assemble(
+        self._stats = Text.assemble(
             (f"{stats['papers']:,} papers · {stats['sentences']:,} sentences", "bold"),
             (f"   {formats}" if formats else "   empty: add files or folders below", "dim"),
-            (coll, "cyan")))
+            (coll, "cyan"))
+        self.papers = papers
+        self.infos = infos
+        # the other columns as wide as their longest cell over every listed paper (not only the matches: the
+        # columns stay put while the find box narrows the rows), within caps
+        self._wanted = {
+            "id": max(2, min(24, max((len(p.id) for p in papers), default=2))),
+            "year": 4,
+            "sentences": 9,
+            "format": max(6, min(12, max((len(source_label(p, infos.get(p.id))) for p in papers), default=6))),
+            "source": max(6, min(24, max((len(self.source_text(p)) for p in papers), default=6))),
+        }
+        self.fill_table(force=True)
+
+    def source_text(self, p: Paper) -> str:
+        return read_note(self.infos.get(p.id)) or os.path.basename(p.source_path)
+
+    def fill_table(self, *, force: bool = False) -> None:
+        """The papers the find box lets through, in columns that fit the table's width (again when either
+        changes); the cursor stays on its paper while that is still listed."""
         table: PagedTable[Paper] = self.query_one("#papers", PagedTable)
-        keep = table.cursor_row
+        # the width beside the scrollbar (its gutter is kept: the columns need not change as rows come and go)
+        width = table.scrollable_content_region.width if table.size.width else max(40, self.app.size.width - 2)
+        find = self.query_one("#find", Input).value
+        if not force and self._laid_out == (width, find):
+            return
+        self._laid_out = (width, find)
+        words = find.lower().split()
+        self.shown = [p for p in self.papers if paper_matches(p, words)] if words else list(self.papers)
+        stats = self._stats.copy()
+        if words:
+            n = len(self.shown)
+            stats.append(f"   {n:,} of {len(self.papers):,} match “{find.strip()}”" if n else
+                         f"   no paper matches “{find.strip()}” (esc clears)", style="bold yellow")
+        self.query_one("#library-stats", Static).update(stats)
+        current = table.item_at_cursor()
+        at = next((i for i, p in enumerate(self.shown) if current is not None and p.id == current.id), None)
+        # a paper no longer listed: after a removal (force) the one that took its row, after a find the first
+        keep = min(at if at is not None else table.cursor_row if force else 0, max(0, len(self.shown) - 1))
+        infos = self.infos
+        widths = fit_columns(width, self._wanted)
         table.clear(columns=True)
-        table.add_column("id", width=22)
-        table.add_column("year", width=4)
-        table.add_column("title")
-        table.add_column("sentences", width=9)
-        table.add_column("format", width=12)
-        table.add_column("source", width=28)
+        for name, w in widths.items():
+            table.add_column(name, key=name, width=w)
 
         def row(p: Paper) -> tuple[list[object], str, int | None]:
-            info = infos.get(p.id)
-            return ([p.id, str(p.year or ""), short(p.title, 70), Text(f"{p.n_sentences:>9,}"),
-                     short(source_label(p, info), 12) if info else p.source_format,
-                     Text(short(read_note(info) or os.path.basename(p.source_path), 28), style="dim")], p.id, 1)
+            cells: dict[str, object] = {
+                "id": short(p.id, widths["id"]),
+                "year": str(p.year or ""),
+                "title": short(p.title, widths["title"]),
+                "sentences": Text(f"{p.n_sentences:>9,}"),
+                "format": short(source_label(p, infos.get(p.id)), widths.get("format", 12)),
+                "source": Text(short(self.source_text(p), widths.get("source", 24)), style="dim"),
+            }
+            return [cells[name] for name in widths], p.id, 1
 
-        table.load(papers, row, upto=min(keep, max(0, len(papers) - 1)))
-        if papers:
-            table.move_cursor(row=min(keep, len(papers) - 1), animate=False)
+        table.load(self.shown, row, upto=keep)
+        if self.shown:
+            table.move_cursor(row=keep, animate=False)
+
+    @on(PagedTable.WidthChanged, "#papers")
+    def papers_width_changed(self) -> None:
+        self.fill_table()
+
+    # -- finding a paper ---------------------------------------------------------------------------
+    def action_find(self) -> None:
+        self.query_one("#find", Input).focus()
+
+    @on(Input.Changed, "#find")
+    def find_changed(self) -> None:
+        self.fill_table()
+
+    @on(Input.Submitted, "#find")
+    def find_submitted(self) -> None:
+        self.query_one("#papers", PagedTable).focus()  # o opens the match under the cursor
+
+    def action_clear_find(self) -> None:
+        find = self.query_one("#find", Input)
+        find.value = ""
+        self.fill_table()
+        self.query_one("#papers", PagedTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_find":  # esc empties the find box first; with it empty, esc goes back to search
+            find = self.query_one("#find", Input)
+            return bool(find.value) or find.has_focus
+        return True
 
     def action_next_collection(self) -> None:
         """List one Zotero collection's papers at a time: every paper → each collection in turn → every paper."""

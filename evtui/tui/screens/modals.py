@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from evtui.models import Aspect
-from evtui.render import plain, safe_text
+from evtui.render import plain, safe_text, short
 
 ROLES = ("head", "relation", "tail", "concept")
 
@@ -102,18 +102,22 @@ class AspectEditScreen(ModalScreen["Aspect | None"]):
         self.dismiss(None)
 
 
-def help_text(rows: list[tuple[str, str, str]]) -> Text:
+def help_text(rows: list[tuple[str, str, str]], width: int | None = None) -> Text:
     """The key table as padded columns of one Text: a Rich Table here took ~25 ms a render, twice per opening,
-    which made `?` slow to appear while a sweep loaded the machine."""
-    header = ("key", "does", "id (for [keymap] in config.toml)")
+    which made `?` slow to appear while a sweep loaded the machine. Within `width` columns (80 columns: a 74-wide
+    dialog) the descriptions give up their ends first, so that the ids stay whole."""
+    header = ("key", "does", "id")  # the footer says what the id is for
     kw = max(len(r[0]) for r in [header, *rows])
     dw = max(len(r[1]) for r in [header, *rows])
+    iw = max(len(r[2]) for r in [header, *rows])
+    if width is not None and kw + dw + iw + 4 > width:
+        dw = max(len(header[1]), 16, width - kw - iw - 4)
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(f"{header[0]:<{kw}}  {header[1]:<{dw}}  {header[2]}", style="bold")
     for key, desc, bid in rows:
         out.append("\n")
         out.append(f"{key:<{kw}}", style="bold cyan")
-        out.append(f"  {desc:<{dw}}  ")
+        out.append(f"  {short(desc, dw):<{dw}}  ")
         out.append(bid, style="dim")
     return out
 
@@ -134,15 +138,27 @@ class HelpScreen(ModalScreen[None]):
         self.rows = list(rows)
         if self.is_mounted:
             self.query_one("#help-title", Label).update(f"Keys · {title}")
-            self.query_one("#help-keys", Static).update(help_text(self.rows))
+            self.fit_keys()
             self.query_one(VerticalScroll).scroll_home(animate=False)
+
+    def fit_keys(self) -> None:
+        """The key table within the dialog's width (known once laid out; the terminal's, less the frame, before)."""
+        keys = self.query_one("#help-keys", Static)
+        width = keys.size.width or max(40, self.app.size.width - 8)
+        keys.update(help_text(self.rows, width))
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_keys)
+
+    def on_screen_resume(self) -> None:
+        self.call_after_refresh(self.fit_keys)  # the terminal may have been resized since it was last open
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
             yield Label(f"Keys · {self.title_text}", classes="dialog-title", id="help-title")
             with VerticalScroll():
-                yield Static(help_text(self.rows), id="help-keys")
-            yield Static("ctrl+p opens the command palette with every action · esc closes", classes="dim")
+                yield Static(help_text(self.rows, max(40, self.app.size.width - 8)), id="help-keys")
+            yield Static(Text("id: for [keymap] in config.toml · ctrl+p: every action · esc closes"), classes="dim")
 
     def action_close(self) -> None:
         self.dismiss(None)

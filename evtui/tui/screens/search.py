@@ -23,7 +23,7 @@ from evtui.methods import needs_embeddings
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
-from evtui.tui.base import EvtuiScreen
+from evtui.tui.base import EvtuiScreen, failure_reason
 from evtui.tui.data import judge_cell, judge_lines, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
@@ -44,11 +44,14 @@ AUTO_CHUNK = 8  # the automatic local judge posts its verdicts this many at a ti
 class AutoVerdicts(Message):
     """Verdicts of the automatic local judge (or cached ones) for the query they were made for."""
 
-    def __init__(self, query: str, judgments: list[Any], done: bool = False) -> None:
+    def __init__(self, query: str, judgments: list[Any], done: bool = False, *, generation: int = 0,
+                 ids: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.query = query
         self.judgments = judgments
         self.done = done
+        self.generation = generation  # the search it belongs to (SearchScreen.generation)
+        self.ids = ids  # with done: the rows this worker was asked to judge (no longer pending, verdict or not)
 
 
 def _methods() -> tuple[tuple[str, ...], str]:
@@ -109,6 +112,9 @@ class SearchScreen(EvtuiScreen):
         self.group_heads: set[str] = set()  # sentence ids that open a paper's group
         self.honest_notes: list[str] = []
         self.search_notes = ""  # the last search's notes, as the notes line shows them
+        self.judge_failure: str | None = None  # why the automatic judge gave these rows no verdicts
+        self.generation = 0  # counts fresh searches: a worker of an earlier one reports nothing to this one
+        self._more = False  # the running search fetches more rows of the shown query
         self._resume_focus: Any = None
         self._history_at: int | None = None  # where ↑/↓ are in the query history (None: the text being typed)
         self._typed = ""
@@ -158,6 +164,8 @@ class SearchScreen(EvtuiScreen):
         """The notes line: the search's notes, and why the table is empty when a stance filter hides every row (at
         80 columns the detail pane that also says so is closed)."""
         parts = [self.search_notes] if self.search_notes else []
+        if self.judge_failure and self.result is not None:
+            parts.insert(0, self.judge_failure)  # first: the line shows two rows at most
         if self.stance is not None and self.result is not None and self.kept and not self.rows:
             parts.append(f"no judged result is {self.stance} (v shows the next stance)")
         box = self.query_one("#notes", Static)
@@ -293,10 +301,16 @@ class SearchScreen(EvtuiScreen):
                 return
         try:
             request = SearchRequest(query, k=self.search_k, method=self.selected_method(), filters=self.filters())
+            paper = request.filters.paper
+            if paper and app.view is not None and app.view.store.paper(paper) is None:
+                raise QueryError(f"unknown paper {paper!r} (l lists the papers and their ids)")
         except QueryError as exc:
             self.notify(str(exc), title="Filters", severity="error")
+            if not more:  # the results on screen are not this request's
+                self.clear_results(str(exc))
             return
         self._searching = True
+        self._more = more
         self.status("loading more…" if more else "searching…")
         self.search_worker(request, keep_row)
 
@@ -307,17 +321,63 @@ class SearchScreen(EvtuiScreen):
         t0 = app.clock()
         # dense and hybrid embed candidates as they go: a write, so DuckDB is read-write for them
         writes = app.library is not None and needs_embeddings(str(request.method or ""))
-        with self.failures("Query"):
-            with app.library.rw() if writes and app.library is not None else nullcontext(), app.db_lock:
-                result = app.searcher.run(request)
+        what = "loading more results" if keep_row else f"the {request.method} search"
+        with self.failures("Query", lambda exc: f"{what} failed: {failure_reason(exc)}"):
+            try:
+                with app.library.rw() if writes and app.library is not None else nullcontext(), app.db_lock:
+                    result = app.searcher.run(request)
+            except Exception:
+                if get_current_worker().is_cancelled:
+                    return  # a newer search replaced this one: its failure is no news
+                raise
             if not get_current_worker().is_cancelled:
                 self.post_message(SearchDone(result, app.clock() - t0, keep_row))
 
+    def on_work_failed(self, msg: WorkFailed) -> None:
+        """(Textual then runs EvtuiScreen.on_work_failed too, which notifies, unless this prevents it.)"""
+        if msg.what == "Judge" and self.result is not None and msg.reason == self.judge_failure:
+            msg.prevent_default()  # the same failure for more rows of this query: the notes line says it already
+
     def work_failed(self, msg: WorkFailed) -> None:
-        self._searching = False
         if msg.what == "Query":
-            self.status(Text(msg.reason, style="red"))
-            self.show_notes("")  # the last search's notes are not this query's
+            self._searching = False
+            if self._more and self.result is not None:
+                self.status(Text(msg.reason, style="red"))  # the rows shown are still the query's
+            else:
+                self.clear_results(msg.reason)
+        elif msg.what == "Judge" and self.result is not None:
+            self.judge_failure = msg.reason  # said once in the notes line: the toast goes, the empty cells stay
+            self.refresh_notes()
+
+    def clear_results(self, reason: str) -> None:
+        """A search failed or was refused: nothing of the previous query stays on screen to be read as this one's
+        results (rows, verdicts, notes); the status line says what failed and why, on one line."""
+        self.workers.cancel_group(self, "auto-judge")
+        self.generation += 1
+        self.result = None
+        self.evtui.result = None
+        self.kept, self.rows, self.partly, self.honest_notes = [], [], {}, []
+        self.group_heads = set()
+        self.judgments.clear()
+        self.judge_pending.clear()
+        self.judge_failure = None
+        self.stance = None
+        self.detail_row = None
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        self.query_one(PagedTable).reset()
+        self.query_one(TextPane).show(Text(reason, style="red"))
+        self.status(Text(reason, style="red"))
+        self.show_notes("")  # the last search's notes are not this query's
+        what, sep, why = reason.partition(": ")
+        if sep and len(reason) > self.size.width - 4:
+            # too long for the status line (80 columns, the side pane closed): what failed there, why below it,
+            # wrapped on the notes line rather than cut at the edge
+            self.status(Text(f"{what}:", style="red"))
+            notes = self.query_one("#notes", Static)
+            notes.update(Text(why, style="red"))
+            notes.display = True
+        self.update_verdicts()
 
     def on_search_done(self, msg: SearchDone) -> None:
         self._searching = False
@@ -327,8 +387,10 @@ class SearchScreen(EvtuiScreen):
         if not same:
             self.judgments.clear()
             self.judge_pending.clear()
+            self.judge_failure = None
             self.stance = None
             self.workers.cancel_group(self, "auto-judge")
+            self.generation += 1
         parsed = msg.result.query
         bar = self.query_one(AspectBar)
         self._chips_text = self.query_one("#query", Input).value
@@ -602,10 +664,24 @@ class SearchScreen(EvtuiScreen):
         if self.result is not None and self.result.evidence:
             self.call_after_refresh(self._rerender_if_resized)
 
+    @on(PagedTable.WidthChanged, "#results")
+    def results_width_changed(self) -> None:
+        """The rows are wrapped to the table's width: re-wrap them whenever it changes, whatever changed it (the
+        terminal's size, or `d` opening or closing the side pane, which leaves the screen's size as it was)."""
+        if self.result is not None and self.result.evidence:
+            self.call_after_refresh(self._rerender_if_resized)
+
     def _rerender_if_resized(self) -> None:
         table = self.query_one(PagedTable)
         if table.size.width and table.size.width != self._rendered_width:
             self.render_results(keep_row=table.cursor_row)
+
+    @on(PagedTable.RowsAdded, "#results")
+    def results_rows_added(self) -> None:
+        """Rows rendered as the cursor or the scroll neared the end get their verdicts too (and the bar says
+        "judging N…" until they arrive), not only those rendered with the search."""
+        if self.result is not None:
+            self.auto_judge()
 
     @on(DataTable.RowHighlighted, "#results")
     def row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -804,7 +880,7 @@ class SearchScreen(EvtuiScreen):
         service = app.judge_service()
         assert service is not None and app.library is not None
         view = app.new_view()  # its own connection: no wait on a running search
-        with self.failures("Judge"):
+        with self.failures("Judge", lambda exc: f"the LLM judge's estimate failed: {failure_reason(exc)}"):
             try:
                 est = service.estimate(parsed, evidence, "llm", app.judge_model(), library=view,
                                        api_base=app.judge_setting("api_base"))
@@ -841,6 +917,9 @@ class SearchScreen(EvtuiScreen):
             self.notify("every result in view already has a verdict", title="Judge")
             return
         self.judge_pending.update(e.sentence.id for e in todo)
+        if self.judge_failure:
+            self.judge_failure = None  # a new try: its own failure, if any, takes the notes line
+            self.refresh_notes()
         self.redraw_judge_cells()
         self.status(f"judging {len(todo)} sentence(s) with the {judge} judge…")
         self.judge_worker(judge, self.result.query, todo)
@@ -873,7 +952,7 @@ class SearchScreen(EvtuiScreen):
                 store_rows()  # each paid verdict as it arrives
 
         out: list[Any] = []  # none when the judge fails
-        with self.failures("Judge"):
+        with self.failures("Judge", lambda exc: f"the {judge} judge failed (no verdicts): {failure_reason(exc)}"):
             if judge == "llm":
                 # The LLM's network waits run on their own connection, so searching goes on meanwhile.
                 view = app.new_view()
@@ -893,29 +972,35 @@ class SearchScreen(EvtuiScreen):
         self.post_message(JudgeDone(out, app.clock() - t0))
 
     def auto_judge(self) -> None:
-        """Verdicts for the rows on screen without asking: cached ones at once, the rest from the local judge
-        (offline, free) in a worker. `s` stays for the LLM judge."""
+        """Verdicts for the results without asking: cached ones at once, the rest from the local judge (offline,
+        free) in a worker, the rendered rows first, then those below them, so that the verdict bar counts every
+        result (and says "judging N…" until then) rather than the rows rendered so far. `s` stays for the LLM
+        judge."""
         app = self.evtui
         if self.result is None or app.library is None or app.judge_service() is None:
             return
-        todo = [e for e in self.visible_evidence()
+        visible = self.visible_evidence()
+        shown = {e.sentence.id for e in visible}
+        todo = [e for e in [*visible, *(e for e in self.kept if e.sentence.id not in shown)]
                 if e.sentence.id not in self.judgments and e.sentence.id not in self.judge_pending]
         if not todo:
             return
         self.judge_pending.update(e.sentence.id for e in todo)
         self.redraw_judge_cells()
-        self.auto_judge_worker(self.result.query, todo)
+        self.auto_judge_worker(self.result.query, todo, self.generation)
 
     @work(thread=True, group="auto-judge")
-    def auto_judge_worker(self, parsed: ParsedQuery, evidence: list[Evidence]) -> None:
+    def auto_judge_worker(self, parsed: ParsedQuery, evidence: list[Evidence], generation: int) -> None:
         app = self.evtui
         service = app.judge_service()
         library = app.library
         assert service is not None and library is not None
         worker = get_current_worker()
         rows: list[list[Any]] = []
+        asked = frozenset(e.sentence.id for e in evidence)
         try:  # no verdicts is a note, never a crash
-            with self.failures("Judge", lambda exc: f"automatic local judge: {exc}"):
+            with self.failures("Judge", lambda exc: f"the automatic judge failed (no verdicts): "
+                                                    f"{failure_reason(exc)}"):
                 if app.judge_model() and str(self.query_one("#judge", Select).value) == "llm":
                     # the LLM's cached verdicts too (never a call): shown instead of the local judge's
                     from evtui.judge.cache import JudgmentCache
@@ -925,33 +1010,38 @@ class SearchScreen(EvtuiScreen):
                         hits = JudgmentCache(library.store.con, writable=False).lookup(
                             llm.name, llm.model, llm.prompt_version, parsed, evidence)
                     if hits:
-                        self.post_message(AutoVerdicts(parsed.text, list(hits.values())))
+                        self.post_message(AutoVerdicts(parsed.text, list(hits.values()), generation=generation))
                         evidence = [e for e in evidence if e.sentence.id not in hits]
-                judge = app.local_judge()  # made (its models loaded) outside db_lock: searches need not wait
-                for i in range(0, len(evidence), AUTO_CHUNK):
+                try:
+                    judge = app.local_judge()  # made (its models loaded) outside db_lock: searches need not wait
+                    for i in range(0, len(evidence), AUTO_CHUNK):
+                        if worker.is_cancelled:
+                            return
+                        chunk = evidence[i:i + AUTO_CHUNK]
+                        with app.db_lock:
+                            out = service.judge_evidence(library, parsed, chunk, judge=judge,
+                                                         sink=lambda _t, new: rows.extend(new))
+                        self.post_message(AutoVerdicts(parsed.text, list(out), generation=generation))
+                except Exception:
                     if worker.is_cancelled:
-                        return
-                    chunk = evidence[i:i + AUTO_CHUNK]
-                    with app.db_lock:
-                        out = service.judge_evidence(library, parsed, chunk, judge=judge,
-                                                     sink=lambda _t, new: rows.extend(new))
-                    self.post_message(AutoVerdicts(parsed.text, list(out)))
+                        return  # a newer search replaced this one: its judge's failure is no news
+                    raise
                 if rows and not worker.is_cancelled:
                     from evtui.judge.cache import JudgmentCache
 
                     with library.rw(), app.db_lock:  # cached for the next time (and for the CLI beside the app)
                         JudgmentCache(library.store.con, writable=False).insert_rows(rows)
         finally:
-            self.post_message(AutoVerdicts(parsed.text, [], done=True))
+            self.post_message(AutoVerdicts(parsed.text, [], done=True, generation=generation, ids=asked))
 
     def on_auto_verdicts(self, msg: AutoVerdicts) -> None:
-        if self.result is None or self.result.query.text != msg.query:
+        if self.result is None or self.result.query.text != msg.query or msg.generation != self.generation:
             return  # an earlier query's verdicts
         for j in msg.judgments:
             self.record_judgment(j)
         if msg.done:
-            ids = {e.sentence.id for e in self.visible_evidence()}
-            self.judge_pending -= ids - set(self.judgments)
+            # this worker's rows are no longer waiting, verdict or not (another worker's still are)
+            self.judge_pending -= msg.ids - set(self.judgments)
             self.redraw_judge_cells()
         else:
             self.update_verdicts()

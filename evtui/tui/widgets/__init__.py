@@ -3,7 +3,7 @@
 from evtui.tui.widgets.checklist import CheckList
 from evtui.tui.widgets.chips import AspectBar
 from evtui.tui.widgets.keybar import KeyBar
-from evtui.tui.widgets.paged import PagedTable
+from evtui.tui.widgets.paged import PagedTable, RowTable
 from evtui.tui.widgets.pane import TextPane
 
-__all__ = ["AspectBar", "CheckList", "KeyBar", "PagedTable", "TextPane"]
+__all__ = ["AspectBar", "CheckList", "KeyBar", "PagedTable", "RowTable", "TextPane"]

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import DataTable
 
 from evtui.render import cell
@@ -18,14 +21,64 @@ T = TypeVar("T")
 RowSpec = tuple[Sequence[Any], str, "int | None"]  # cells, row key, height (None: fit the content)
 
 
-class PagedTable(DataTable[Any], Generic[T]):
+class RowTable(DataTable[Any]):
+    """A DataTable whose home / end go to the first / last row (DataTable's own scroll sideways, which in a table
+    that fits its width does nothing: dead keys that help listed)."""
+
+    BINDINGS = [
+        Binding("home", "first_row", "First row", show=False, id="list.first"),
+        Binding("end", "last_row", "Last row", show=False, id="list.last"),
+    ]
+
+    def action_first_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    def action_last_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
+
+class PagedTable(RowTable, Generic[T]):
     PAGE = 24
     AHEAD = 8  # load the next page when the cursor comes this close to the last rendered row
+
+    class WidthChanged(Message):
+        """The table's width changed (the terminal was resized, a side pane opened or closed): rows laid out for
+        the old width (wrapped, or columns sized to fit) need rendering again."""
+
+        def __init__(self, table: PagedTable[Any], width: int) -> None:
+            super().__init__()
+            self.table = table
+            self.width = width
+
+        @property
+        def control(self) -> PagedTable[Any]:
+            return self.table
+
+    class RowsAdded(Message):
+        """Rows were rendered (a page as the cursor or the scroll neared the end)."""
+
+        def __init__(self, table: PagedTable[Any], rows: range) -> None:
+            super().__init__()
+            self.table = table
+            self.rows = rows  # their indexes (not `start`/`stop`: Message.stop() is a method)
+
+        @property
+        def control(self) -> PagedTable[Any]:
+            return self.table
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.items: list[T] = []
         self._render_row: Callable[[T], RowSpec] | None = None
+        self._seen_width = 0
+
+    def reset(self) -> None:
+        """No rows, no columns, no items behind them."""
+        self.clear(columns=True)
+        self.items = []
+        self._render_row = None
 
     def load(self, items: Sequence[T], render_row: Callable[[T], RowSpec], *, upto: int = 0) -> None:
         """Replace the rows: render the first page (or enough pages to show row `upto`)."""
@@ -51,7 +104,21 @@ class PagedTable(DataTable[Any], Generic[T]):
         for item in self.items[start:stop]:
             cells, key, height = self._render_row(item)
             self.add_row(*(cell(c) for c in cells), key=key, height=height)  # paper text: never markup
+        if stop > start:
+            self.post_message(self.RowsAdded(self, range(start, stop)))
         return stop - start
+
+    def action_last_row(self) -> None:
+        """The last row of all the items, rendering those not rendered yet."""
+        if self.has_more:
+            self.more(len(self.items) - self.row_count)
+        super().action_last_row()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        width = self.size.width
+        if width != self._seen_width:
+            self._seen_width = width
+            self.post_message(self.WidthChanged(self, width))
 
     def item_at_cursor(self) -> T | None:
         row = self.cursor_row

@@ -50,6 +50,7 @@ from evtui.tui.screens.bench.sweep_tab import SweepTab
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets.checklist import CheckList
 from evtui.tui.widgets.keybar import KeyBar
+from evtui.tui.widgets.paged import RowTable
 from evtui.tui.widgets.tickbox import TickBox
 
 if TYPE_CHECKING:
@@ -134,11 +135,11 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
                     # #sweep-text says the time left at the pace of the items done so far
                     yield ProgressBar(id="sweep-bar", show_eta=False)
                     yield Static("", id="sweep-text")
-                yield DataTable(id="sweep-results", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="sweep-results", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="sweep-legend")
             with TabPane("Runs", id="runs"):
                 with Horizontal(id="runs-main"):
-                    yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+                    yield RowTable(id="runs-table", cursor_type="row", zebra_stripes=True)
                     with VerticalScroll(id="runs-side"):
                         yield Static(id="compare")
                         yield Static(id="chart")
@@ -152,7 +153,7 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
                 yield Label("enter on a run (Sweep or Runs) lists its items here", id="items-title")
                 yield Static(id="items-plot")
                 with Horizontal(id="items-main"):
-                    yield DataTable(id="items-table", cursor_type="row", zebra_stripes=True)
+                    yield RowTable(id="items-table", cursor_type="row", zebra_stripes=True)
                     with VerticalScroll(id="item-pane"):
                         yield Static(id="item-detail")
         yield KeyBar()
