@@ -1,4 +1,4 @@
-"""Honest result lists: say when no sentence mentions the query's concepts instead of filling the page.
+"""Honest result lists: say when no result mentions the query's concepts instead of filling the page.
 
 A query's concepts are its aspects other than the relation ("cause", "reduce"): a sentence that matches only the
 relation ("xylophonic zebrafication causes quarkitis" -> rows about anything that "causes") is no evidence. The
@@ -36,6 +36,7 @@ class Honest:
     missing: list[str] = field(default_factory=list)  # concept labels no row mentions
     notes: list[str] = field(default_factory=list)
     partly: dict[str, frozenset[str]] = field(default_factory=dict)  # sentence id -> concepts it names only in part
+    mention_notes: list[str] = field(default_factory=list)  # the notes on concepts the rows miss (not on hiding)
 
     @property
     def nothing(self) -> bool:
@@ -141,12 +142,19 @@ def honest(evidence: Sequence[Evidence], aspects: Sequence[Aspect], method: str,
         out.hidden = len(evidence) - len(out.evidence)
     absent = [a.label for a in wanted if a.id not in mentioned and a.id not in partly]
     in_part = [a.label for a in wanted if a.id in partly]
+    # Only the rows asked for are read: "none of the 3 results", never "no sentence" (the library may hold many).
+    def none_mention(labels: Sequence[str]) -> str:
+        if len(evidence) == 1:
+            return f"the result does not mention {_or(labels)}"
+        return f"none of the {len(evidence)} results mentions {_or(labels)}"
+
     if not mentioned and not partly:
-        out.notes.append(f"no sentence mentions {_or([a.label for a in wanted])}")
+        out.notes.append(none_mention([a.label for a in wanted]))
     elif absent:
-        out.notes.append(f"no sentence mentions {_or(absent)}")
+        out.notes.append(none_mention(absent))
     if in_part and (mentioned or partly):
         out.notes.append(f"mentioned only in part: {', '.join(f'“{x}”' for x in in_part)}")
+    out.mention_notes = list(out.notes)
     if out.hidden and (mentioned or partly):
         out.notes.append(f"{out.hidden} sentence(s) mentioning none of the concepts hidden")
     return out

@@ -173,6 +173,10 @@ class Searcher:
         index = self.library.index
         # `best` scores with the query its ranker was trained on; the BM25 methods with the faster one.
         text_query, notes = build_query(index, parsed, fast=method not in ("best", "evidential"))
+        if filters.paper is None and (filters.year_from is not None or filters.year_to is not None):
+            undated, total = self.library.store.undated_papers()
+            if undated:  # most datasets (SciFact, PubTator) carry no year: say so, or an empty list reads as absence
+                notes = [*notes, f"{undated:,} of {total:,} papers have no year, so the year filter leaves them out"]
         full = must(text_query, index.filter_query(filters))
         matcher = compile_matcher(parsed.aspects)
         if method == "best":

@@ -20,6 +20,9 @@ _HEDGE = re.compile(
 # neither can be encoded for the tokenizers, the seeded random draw or the terminal.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 MAX_QUERY_CHARS = 2000
+# A pasted paragraph splits into dozens of aspects: a dot column wider than the sentence, a pool no sentence covers.
+# Every EvidenceBench hypothesis (at most 14) and SciFact claim (at most 12) stays whole.
+MAX_ASPECTS = 16
 
 
 def _triplet_parts(text: str) -> list[str] | None:
@@ -74,4 +77,8 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
         aspects = claim_aspects(clean, abbreviations, notes)
     if not aspects:
         raise QueryError(f"nothing searchable in {text[:80]!r}")
+    if len(aspects) > MAX_ASPECTS:
+        notes.append(f"the query names {len(aspects)} concepts and relations: searching with the first {MAX_ASPECTS}"
+                     " (a claim reads best as one sentence)")
+        aspects = aspects[:MAX_ASPECTS]
     return ParsedQuery(text=clean, mode=mode, aspects=aspects, notes=notes)

@@ -184,6 +184,7 @@ class BestRanker:
         lib = self.library
         paper, section, year_from, year_to = filters.paper, filters.section, filters.year_from, filters.year_to
         notes: list[str] = []
+        fresh: dict[str, np.ndarray] = {}  # vectors computed for this search only (a read-only library)
         key: tuple[object, ...] | None = None
         papers: list[tuple[str, float]] = []  # the paper channel plays no part within one paper
         if paper is not None:
@@ -219,9 +220,12 @@ class BestRanker:
             sizes = {paper: len(sents_all)}
             missing = self._missing(sents)
             if missing and self.embed and len(missing) <= EMBED_LIMIT and self._embedder_or_none() is not None:
-                from evtui.embed import ensure_embeddings
+                if lib.read_only:  # beside the app, which holds the file: embedded for this search, not stored
+                    fresh = self._embed_unstored(sents, set(missing))
+                else:
+                    from evtui.embed import ensure_embeddings
 
-                ensure_embeddings(lib, missing, embedder=self._embedder)
+                    ensure_embeddings(lib, missing, embedder=self._embedder)
             elif missing:
                 notes.append(f"{len(missing)} sentences of {paper} have no embedding; run `evtui embed`")
             context = sents_all
@@ -244,7 +248,11 @@ class BestRanker:
             sents, titles = self._add_dense(parsed, sents, titles, filters)
             sizes = lib.store.sentence_counts(list({s.paper_id for s in sents}))
             context = sents
-        vecs = _load_vectors(lib, sents)
+        # Across the library, cached vectors count only once every sentence has one: a partly embedded library
+        # (the sentences a dense or hybrid search, a paper-scoped search or an unfinished `embed` stored) would
+        # give a dense feature to some candidates and none to others, so the same query would rank differently
+        # after unrelated searches. Within a paper every sentence has its vector by now (or none does: a note).
+        vecs = {**_load_vectors(lib, sents), **fresh} if paper is not None or self._fully_embedded() else {}
         qv = self._query_vector(dense_text(parsed)) if vecs else None
         dense = {sid: float(v @ qv) for sid, v in vecs.items()} if qv is not None else {}
         runs = _section_runs(context) if paper is not None else {}
@@ -337,17 +345,28 @@ class BestRanker:
             return []
         return [sid for sid, _t, _h in missing_sentences(self.library, [s.id for s in sents])]
 
-    def _add_dense(self, parsed: ParsedQuery, sents: list[Sentence], titles: dict[str, str],
-                   filters: Filters) -> tuple[list[Sentence], dict[str, str]]:
-        """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
+    def _embed_unstored(self, sents: Sequence[Sentence], missing: set[str]) -> dict[str, np.ndarray]:
+        todo = [s for s in sents if s.id in missing]
+        if not todo or self._embedder is None:
+            return {}
+        mat = self._embedder.embed([s.text for s in todo])
+        return {s.id: np.asarray(v, dtype=np.float32) for s, v in zip(todo, mat, strict=True)}
+
+    def _fully_embedded(self) -> bool:
+        """Whether every sentence of the library has its current vector."""
         from evtui.embed import cached_coverage, has_rows
 
         # Cheap test first: most libraries have no embeddings at all. The coverage join itself (~20 ms on the demo
         # library, seconds at 10M sentences) runs once per library state, not once per search.
         if not has_rows(self.library.store.con):
-            return sents, titles
+            return False
         done, total = cached_coverage(self.library)
-        if total == 0 or done < total or self._embedder_or_none() is None:
+        return 0 < total == done
+
+    def _add_dense(self, parsed: ParsedQuery, sents: list[Sentence], titles: dict[str, str],
+                   filters: Filters) -> tuple[list[Sentence], dict[str, str]]:
+        """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
+        if not self._fully_embedded() or self._embedder_or_none() is None:
             return sents, titles
         from evtui.dense import DenseRetriever, titled_sentences
 

@@ -35,10 +35,29 @@ def pair_text(sentence: str, prev: str) -> str:
     return f"{sentence} [SEP] {prev}" if prev and _ANAPHOR.match(sentence) else sentence
 
 
+def fit_claim(tok: Any, claim: str) -> str:
+    """The claim cut to half the model's length: truncation takes tokens from the sentence only (a claim is short and
+    every word of it counts), so a pasted paragraph as the claim would leave the sentence no room at all and the
+    tokenizer refuses the pair. Claims up to that length (every training claim) are read whole, as before."""
+    trunc = tok.truncation  # "only_second" cannot cut a lone sequence: measure the claim without it
+    limit = int((trunc or {}).get("max_length", 128)) // 2
+    if len(claim) <= limit:  # a token covers at least one character
+        return claim
+    tok.no_truncation()
+    try:
+        enc = tok.encode(claim, add_special_tokens=False)
+    finally:
+        if trunc:
+            tok.enable_truncation(**trunc)
+    if len(enc.ids) <= limit:
+        return claim
+    return claim[: enc.offsets[limit - 1][1]]
+
+
 def encode_pairs(tok: Any, claims: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(input_ids, attention_mask, token_type_ids) for (claim, text) pairs, padded to the longest (training uses it
     too, so the model is trained on exactly what it reads at run time)."""
-    enc = tok.encode_batch(list(zip(claims, texts, strict=True)))
+    enc = tok.encode_batch([(fit_claim(tok, c), t) for c, t in zip(claims, texts, strict=True)])
     n = max(len(e.ids) for e in enc)
     ids = np.zeros((len(enc), n), dtype=np.int64)
     tt = np.zeros_like(ids)

@@ -58,6 +58,11 @@ def test_filters(lib: Library) -> None:
     pid = res.evidence[0].sentence.paper_id
     assert all(e.sentence.paper_id == pid for e in s.search("cancer", paper=pid).evidence)
     assert s.search("aspirin", paper="no-such-paper").evidence == []
+    undated, total = lib.store.undated_papers()
+    assert 0 < undated <= total
+    dated = s.search("aspirin colorectal", year_from=1900)  # a year filter says what it leaves out unseen
+    assert f"{undated:,} of {total:,} papers have no year, so the year filter leaves them out" in dated.notes
+    assert not any("no year" in n for n in s.search("aspirin colorectal").notes)
     # headings are not evidence
     assert all(not e.sentence.is_heading for e in s.search("results methods abstract", k=50).evidence)
 

@@ -81,6 +81,14 @@ def test_cli_reads_while_the_app_holds_the_library(holder: subprocess.Popen[str]
     assert _cli("search", "aspirin colorectal cancer", "--method", "bm25-coverage").returncode == 0
     proc = _cli("papers", "--json")
     assert proc.returncode == 0 and len(json.loads(proc.stdout)) == 3
+    # `best` within a paper embeds the paper's sentences for itself; beside the app they are used, not stored
+    pid = hits[0]["paper_id"]
+    proc = _cli("search", "ACE inhibitors cause cough", "--paper", pid, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["results"]
+    proc = _cli("verify", "ACE inhibitors cause cough", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["papers"]
     proc = _cli("stats", "--json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["papers"] == 3
     proc = _cli("judge", "ACE inhibitors cause cough", "--judge", "local", "--k", "2", "--json")

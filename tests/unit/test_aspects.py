@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from evtui.errors import QueryError
 from evtui.query import extract_abbreviations, find_spans, parse_query, search_terms
+from evtui.query.parse import MAX_ASPECTS
 
 
 @pytest.mark.parametrize("q,mode", [
@@ -131,3 +132,18 @@ def test_spans_always_inside_text(text: str, q: str) -> None:
         return
     for s in find_spans(text, pq.aspects):
         assert 0 <= s.start < s.end <= len(text)
+
+
+def test_a_pasted_paragraph_is_searched_with_its_first_concepts() -> None:
+    paragraph = ("Low-dose aspirin taken daily for several years reduces the incidence of colorectal cancer and "
+                 "adenomas in randomized trials, while observational cohorts of regular users of non-steroidal "
+                 "anti-inflammatory drugs report lower colorectal cancer mortality, although the benefit depends on "
+                 "dose, appears after five to ten years, and must be weighed against gastrointestinal bleeding, "
+                 "haemorrhagic stroke, renal impairment, peptic ulcers and interactions with anticoagulants, "
+                 "antiplatelet agents, corticosteroids, selective serotonin reuptake inhibitors and alcohol.")
+    q = parse_query(paragraph)
+    assert len(q.aspects) == MAX_ASPECTS
+    assert any(f"searching with the first {MAX_ASPECTS}" in n for n in q.notes)
+    assert q.aspects[0].label.lower().startswith("low-dose aspirin")
+    short = parse_query("Low-dose aspirin reduces the incidence of colorectal cancer")
+    assert len(short.aspects) < MAX_ASPECTS and not any("searching with the first" in n for n in short.notes)

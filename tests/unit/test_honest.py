@@ -19,7 +19,7 @@ def test_nothing_mentions_the_concepts() -> None:
     rows = [_row(i, "it causes", [rel]) for i in range(1, 6)]
     out = honest(rows, q.aspects, "best")
     assert out.nothing and out.hidden == 5
-    assert out.notes == ["no sentence mentions “xylophonic zebrafication” or “quarkitis”"]
+    assert out.notes == ["none of the 5 results mentions “xylophonic zebrafication” or “quarkitis”"]
 
 
 def test_rows_without_a_concept_are_hidden_and_missing_ones_named() -> None:
@@ -28,11 +28,12 @@ def test_rows_without_a_concept_are_hidden_and_missing_ones_named() -> None:
     rows = [_row(1, "x", [ace, cause]), _row(2, "y", [cause]), _row(3, "z", [])]
     out = honest(rows, q.aspects, "bm25")
     assert [e.rank for e in out.evidence] == [1] and out.hidden == 2
-    assert "no sentence mentions “cough”" in out.notes
+    assert "none of the 3 results mentions “cough”" in out.notes
     # dense/hybrid rank paraphrases on purpose: rows kept, only the note
     kept = honest(rows, q.aspects, "dense")
     assert len(kept.evidence) == 3 and kept.hidden == 0 and kept.missing == ["cough"]
     assert honest(rows, q.aspects, "bm25").missing == ["cough"]
+    assert honest([_row(1, "x", [ace, cause])], q.aspects, "bm25").notes == ["the result does not mention “cough”"]
     full = honest([_row(1, "x", [ace, cough])], q.aspects, "best")
     assert full.notes == [] and len(full.evidence) == 1
 
@@ -69,7 +70,7 @@ def test_half_of_a_concept_with_a_specific_word_counts() -> None:
     out = honest(rows, q.aspects, "best")
     assert [e.rank for e in out.evidence] == [1] and out.hidden == 1
     assert "mentioned only in part: “urban crows”" in out.notes
-    assert "no sentence mentions “form large groups”" in out.notes
+    assert "none of the 2 results mentions “form large groups”" in out.notes
     # the rule before: the whole phrase or nothing
     assert honest(rows, q.aspects, "best", partial=False).nothing
 
