@@ -144,6 +144,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         else:
             table.add_row(*cells, Group(text, _one_line(f"{e.sentence.paper_id} · {section} · {e.title or ''}")))
     out.print(table)
+    scores = [e.score for e in checked.evidence]
+    if any(b > a for a, b in zip(scores, scores[1:], strict=False)):
+        out.print("[dim]rows in the method's selection order: each adds what the rows above it lack (another aspect, "
+                  "another paper), so a lower row may score higher[/]")
     return 0
 
 

@@ -159,3 +159,15 @@ def test_dense_and_hybrid_methods(lib: Library, method: str) -> None:
     assert [e.rank for e in res.evidence] == list(range(1, len(res.evidence) + 1))
     only = Searcher(lib).search("cough", k=5, method=method, section="results")
     assert all(e.sentence.section_kind == "results" for e in only.evidence)
+
+
+@pytest.mark.parametrize("query,reordered", [("pancreatic cancer imaging", True), ("naloxone blood pressure", False)])
+def test_the_table_says_why_a_lower_row_may_score_higher(capsys: pytest.CaptureFixture[str], query: str,
+                                                         reordered: bool) -> None:
+    with Library(load_config()) as library:
+        library.ingest([Path(__file__).resolve().parents[1] / "fixtures" / "core"])
+    assert main(["search", query, "--k", "8", "--json"]) == 0
+    scores = [r["score"] for r in json.loads(capsys.readouterr().out)["results"]]
+    assert any(b > a for a, b in zip(scores, scores[1:], strict=False)) == reordered  # coverage-aware selection
+    assert main(["search", query, "--k", "8"]) == 0
+    assert ("a lower row may score higher" in " ".join(capsys.readouterr().out.split())) == reordered
