@@ -137,6 +137,7 @@ class IngestReport:
     same_paper: int = 0  # not added: the same paper (DOI, PMCID, PMID or PDF file) is stored under another id
     # those of `notes` that say a paper is already stored, or may be (the same title): the app shows them
     same_paper_notes: list[str] = field(default_factory=list)
+    stored: list[str] = field(default_factory=list)  # ids of the papers added or replaced
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -451,7 +452,9 @@ class Library:
         with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
             report = self._ingest(paths, fmt, on_progress, one_copy)
             if report.added or report.replaced:
+                t0 = time.perf_counter()
                 self._keep_paper_vectors(report)
+                report.seconds += time.perf_counter() - t0
             return report
 
     def _keep_paper_vectors(self, report: IngestReport) -> None:
@@ -465,7 +468,9 @@ class Library:
         if not paper_vectors.has_rows(con) or not model_available():
             return
         try:
-            report.paper_vectors = paper_vectors.ensure_paper_vectors(self, con=con)
+            # only this ingest's papers: those an interrupted `evtui embed` left are its to finish (thousands of
+            # papers and GBs of memory inside a one-file ingest, and with the library locked all the while)
+            report.paper_vectors = paper_vectors.ensure_paper_vectors(self, con=con, papers=report.stored)
         except (EvtuiError, OSError, RuntimeError, ValueError) as exc:
             report.notes.append(f"the new papers' dense vectors were not computed ({exc}); `evtui embed` adds them")
 
@@ -719,6 +724,7 @@ class Library:
                 report.replaced += 1
             else:
                 report.added += 1
+            report.stored.append(stored.id)
             known[stored.id] = stored.content_hash
         report.sentences += len(sentences)
 

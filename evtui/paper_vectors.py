@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -81,14 +81,19 @@ def paper_texts(library: Library, paper_ids: Sequence[str]) -> dict[str, str]:
 
 
 def ensure_paper_vectors(library: Library, *, on_progress: ProgressFn | None = None, embedder: Embedder | None = None,
-                         con: duckdb.DuckDBPyConnection | None = None, chunk: int = CHUNK) -> int:
-    """Embed every ready paper that lacks a current vector, `chunk` papers per committed transaction.
+                         con: duckdb.DuckDBPyConnection | None = None, chunk: int = CHUNK,
+                         papers: Collection[str] | None = None) -> int:
+    """Embed every ready paper (of `papers`, if given) that lacks a current vector, `chunk` papers per committed
+    transaction.
 
     `on_progress(done, total)` as in evtui.embed.ensure_embeddings (an exception it raises stops the run keeping
     the finished chunks). Returns how many papers were embedded."""
     con = con or library.store.con
     ensure_table(con)
     todo = missing_papers(con)
+    if papers is not None:
+        wanted = set(papers)
+        todo = [(pid, h) for pid, h in todo if pid in wanted]
     if on_progress:
         on_progress(0, len(todo))
     if not todo:

@@ -101,6 +101,14 @@ def test_a_library_with_vectors_keeps_them_whole_through_ingest(embedded: Librar
         # the dense half off until `evtui embed` adds it, rather than favouring the embedded papers.
         lib.store.con.execute("DELETE FROM paper_embeddings WHERE paper_id = 'scifact:2'")
         assert paper_vectors.coverage(lib) == (1, 2) and complete_matrix(lib) is None
+        # An ingest embeds its own papers only: the one an interrupted `evtui embed` left stays for `embed`
+        # (a one-file ingest once embedded 5,429 such papers, 8 minutes and 2.6 GB, with the library locked)
+        extra = tmp_path / "x.jsonl"
+        extra.write_text(json.dumps({"doc_id": 3, "title": "Statins and myopathy",
+                                     "abstract": ["Statins caused myopathy in few patients."]}) + "\n", encoding="utf-8")
+        report = lib.ingest([extra])
+        assert report.added == 1 and report.paper_vectors == 1 and report.stored == ["scifact:3"]
+        assert paper_vectors.coverage(lib) == (2, 3)
         assert ensure_paper_vectors(lib) == 1 and complete_matrix(lib) is not None
 
 
