@@ -839,8 +839,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     if args.papers is None:
         from evtui.bench.scifact_predict import DEFAULT_PAPERS
+        from evtui.judge.claims import CLAIM_PAPERS
 
-        args.papers = DEFAULT_PAPERS if args.claims else 5
+        args.papers = DEFAULT_PAPERS if args.claims else CLAIM_PAPERS
     if args.papers < 1:
         raise EvtuiError("--papers must be at least 1")
     if args.claims:

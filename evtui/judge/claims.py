@@ -121,7 +121,12 @@ def relabel(p: PaperVerdict, th_support: float, th_refute: float) -> PaperVerdic
                         p.scored)
 
 
-def verify_claim(library: Library, claim: str, *, papers: int = 5, searcher: Searcher | None = None,
+# How many best-matching papers a claim is verified against, by default: the CLI and the app ask the same, so one
+# claim gets one summary wherever it is asked.
+CLAIM_PAPERS = 5
+
+
+def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, searcher: Searcher | None = None,
                  verifier: Verifier | None = None, paper_ids: Sequence[str] | None = None,
                  keep_probs: bool = False, thresholds: tuple[float, float] | None = None) -> ClaimVerdict:
     """Verdicts for the `papers` best-matching papers (or exactly `paper_ids`), in retrieval order. `thresholds`

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from evtui.judge.claims import CLAIM_PAPERS
 from evtui.render import safe_text
 from evtui.tui.base import EvtuiScreen
 from evtui.tui.messages import WorkFailed
@@ -47,7 +48,7 @@ class VerdictsScreen(EvtuiScreen):
     VerdictsScreen OptionList { height: 1fr; }
     """
 
-    def __init__(self, query: str, papers: int = 10) -> None:
+    def __init__(self, query: str, papers: int = CLAIM_PAPERS) -> None:
         super().__init__()
         self.claim = query
         self.papers = papers
