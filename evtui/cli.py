@@ -273,6 +273,18 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     with _open_library(args, reading=True) as lib:
         stats = lib.stats()
+        from evtui import paper_vectors
+        from evtui.embed import cached_coverage, has_table
+
+        # how far `evtui embed` got: dense / hybrid search and best's dense pool read sentence vectors (headings
+        # have none), best's paper channel paper vectors; each counts only once complete
+        if has_table(lib.store.con):
+            sentences = list(cached_coverage(lib))
+        else:  # never embedded (and perhaps read-only beside the app, where the table cannot be made)
+            row = lib.store.con.execute("SELECT count(*) FROM sentences s JOIN papers p ON p.id = s.paper_id"
+                                        " AND p.state = 'ready' WHERE NOT s.is_heading").fetchone()
+            sentences = [0, int(row[0]) if row else 0]
+        stats["embedded"] = {"sentences": sentences, "papers": list(paper_vectors.coverage(lib))}
         if args.check:
             stats["consistency"] = lib.check_consistency()
     if args.json:
@@ -284,6 +296,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     out.print(f"database {stats['db_bytes'] / 1e6:.1f} MB · index {stats['index_bytes'] / 1e6:.1f} MB")
     out.print("formats: " + ", ".join(f"{k} {v:,}" for k, v in stats["formats"].items()))
     out.print("sections: " + ", ".join(f"{k} {v:,}" for k, v in stats["sections"].items()))
+    (s_done, s_all), (p_done, p_all) = stats["embedded"]["sentences"], stats["embedded"]["papers"]
+    rest = "" if (s_done, p_done) == (s_all, p_all) else " · `evtui embed` adds the rest"
+    out.print(f"embedded: {s_done:,} of {s_all:,} searchable sentences (headings have none) · {p_done:,} of {p_all:,} "
+              f"papers' title + abstract{rest}")
     if args.check:
         c = stats["consistency"]
         out.print("[green]DuckDB and the index agree[/]" if c["consistent"] else f"[red]inconsistent:[/] {safe(c)}")

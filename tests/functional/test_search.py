@@ -111,6 +111,17 @@ def test_cli_papers_stats_and_errors(papers_dir: Path, capsys: pytest.CaptureFix
     assert main(["stats", "--json", "--check"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["papers"] == 3 and stats["consistency"]["consistent"] and stats["formats"] == {"text": 3}
+    searchable = sum(n for k, n in stats["sections"].items())  # minus the headings, which have no vector
+    assert stats["embedded"]["papers"] == [0, 3] and stats["embedded"]["sentences"][0] == 0
+    assert 0 < stats["embedded"]["sentences"][1] <= searchable
+    assert main(["embed", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--json"]) == 0
+    embedded = json.loads(capsys.readouterr().out)["embedded"]
+    assert embedded["papers"] == [3, 3] and embedded["sentences"][0] == embedded["sentences"][1]
+    assert main(["stats"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "3 of 3 papers' title + abstract" in printed and "adds the rest" not in printed
     assert main(["search", "", "--json"]) == 2
     assert "error" in json.loads(capsys.readouterr().out)
     # the human table renders too
