@@ -21,9 +21,11 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from evtui.bench.runs import (
     ItemResult,
+    claim_runs,
     discard_empty,
     find_resumable,
     record_item,
+    release_runs,
     start_runs,
     stored_items,
 )
@@ -193,7 +195,9 @@ class RunBook:
         self.run_ids: dict[str, str] = {}
         if resume:
             self.run_ids = find_resumable(library, dataset, tasks, method, self.params)
-            if not self.run_ids and say:
+            if self.run_ids:
+                claim_runs(library, list(self.run_ids.values()))  # running again: this process runs them
+            elif say:
                 say("no unfinished run with these arguments: starting a new one")
         todo = [t for t in tasks if t not in self.run_ids]
         if save and todo:
@@ -219,6 +223,12 @@ class RunBook:
         if run_id is None:
             return None
         return lambda item: record_item(self.library, run_id, item)
+
+    def release(self) -> None:
+        """This process stops its unfinished runs but goes on (an app sweep cancelled or failed): they are
+        listed as interrupted, not running, and a resume finishes them."""
+        if self.run_ids:
+            release_runs(self.library, list(self.run_ids.values()))
 
     def discard_empty(self) -> None:
         """After a failure: forget the runs that stored no item (nothing to resume)."""

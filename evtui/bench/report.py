@@ -189,6 +189,8 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
     if not latest:
         return Text("no stored runs yet: run a sweep (r) and each finished run lands here", style="dim")
     methods = sorted({m for _d, _t, m in latest})
+    if any(in_sample(r) for r in latest.values()):
+        width = max(10, width - len(" in-sample"))  # the label ends the bar's line, never wraps under it
     colours = {m: aspect_color(i) for i, m in enumerate(methods)}
     out = Text()
     marked = False  # some figure is in-sample: the chart ends with what that means
@@ -218,6 +220,62 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
     return out
 
 
+def runs_table(runs: list[dict[str, Any]], width: int = 80) -> tuple[Table, list[str]]:
+    """`evtui bench runs` as a table that fits `width` columns (the id whole: CSV and compare need it; when and
+    dataset only where there is room), and its footnotes. Each figure says when it is in-sample; a run nobody
+    runs any more says it is interrupted. `--json`/`--csv` keep every field."""
+    from rich import box
+
+    from evtui.bench.runs import INTERRUPTED, INTERRUPTED_HINT
+
+    wide = width >= 120
+    table = Table(title="benchmark runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("id", no_wrap=True, min_width=12)
+    if wide:
+        table.add_column("when", no_wrap=True)
+        table.add_column("dataset", no_wrap=True, overflow="ellipsis", max_width=28)
+    table.add_column("task", no_wrap=True, overflow="ellipsis", max_width=18)
+    table.add_column("method", no_wrap=True, overflow="ellipsis", max_width=14)
+    names = {primary_metric(r)[0] for r in runs if r.get("status", "done") == "done"}
+    common = _SHORT_METRIC.get(next(iter(names)), next(iter(names))) if len(names) == 1 else ""
+    table.add_column(common or "metric", no_wrap=True, overflow="ellipsis", max_width=40 if wide else 24)
+    table.add_column("items" if wide else "n", justify="right", no_wrap=True)
+    if wide:
+        table.add_column("s", justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    notes: list[str] = []
+    for r in runs:
+        name, value = primary_metric(r)
+        if r.get("status", "done") != "done" or value is None:
+            metric = Text("—", style="dim")
+        else:
+            label = "" if common else name if wide else _SHORT_METRIC.get(name, name)
+            metric = Text(f"{label} {value:.4g}" if label else f"{value:.4g}")
+            if in_sample(r):
+                metric.append(" in-sample", style=IN_SAMPLE_STYLE)
+                if IN_SAMPLE_NOTE not in notes:
+                    notes.append(IN_SAMPLE_NOTE)
+        status = str(r.get("status", "done"))
+        if status == INTERRUPTED:
+            cell = Text(INTERRUPTED_HINT if wide else INTERRUPTED, style="yellow")
+            hint = "interrupted: no process runs it any more; finish it with --resume (the same arguments)"
+            if not wide and hint not in notes:
+                notes.append(hint)
+        else:
+            cell = Text(status, style="" if status == "done" else "yellow")
+        when = str(r.get("created_at", "")).replace("T", " ")[:16]
+        table.add_row(Text(str(r["id"])), *((Text(when), Text(str(r["dataset"]).split(":", 1)[-1])) if wide else ()),
+                      Text(str(r["task"])), Text(str(r["method"])), metric, str(r["n_items"]),
+                      *((f"{float(r.get('seconds') or 0):.1f}",) if wide else ()), cell)
+    if not wide and runs:
+        notes.append("COLUMNS=120+ adds when, dataset and seconds; --json and --csv keep every field")
+    return table, notes
+
+
+# a narrow table's metric names
+_SHORT_METRIC = {"aspect_recall": "recall", "abstract_label_only_f1": "abstract F1"}
+
+
 def compare(runs: list[dict[str, Any]], per_item: dict[str, dict[str, float]]) -> Table | Text:
     """The marked runs side by side; for two runs on the same items, who wins where."""
     if not runs:
@@ -228,7 +286,9 @@ def compare(runs: list[dict[str, Any]], per_item: dict[str, dict[str, float]]) -
         table.add_column(f"{r['method']}\n{r['task']}", justify="right")
     rows = [
         ("dataset", lambda r: r["dataset"].split(":")[-1]),
-        ("metric", lambda r: f"{primary_metric(r)[1]:.2f}" if primary_metric(r)[1] is not None else "—"),
+        ("metric", lambda r: Text(f"{primary_metric(r)[1]:.2f}") + Text(" in-sample", style=IN_SAMPLE_STYLE)
+         if primary_metric(r)[1] is not None and in_sample(r) else
+         f"{primary_metric(r)[1]:.2f}" if primary_metric(r)[1] is not None else r.get("status", "—")),
         ("items", lambda r: str(r["n_items"])),
         ("skipped", lambda r: str(r["n_skipped"])),
         ("seconds", lambda r: f"{r['seconds']:.1f}"),

@@ -9,6 +9,8 @@ the same dataset, tasks, method and parameters.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import uuid
 from collections.abc import Mapping, Sequence
@@ -49,7 +51,13 @@ _MIGRATIONS = (
         seconds DOUBLE,
         PRIMARY KEY (run_id, item_id)
     )""",
+    # who is running an unfinished run ({"pid", "host"}): a 'running' run nobody runs any more was interrupted
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS owner VARCHAR",
 )
+# How a run that is still 'running' but that no live process runs (a Ctrl-C, a kill, a cancelled app sweep) is
+# listed: its status in list_runs, and what the CLI and the app say of it.
+INTERRUPTED = "interrupted"
+INTERRUPTED_HINT = "interrupted (finish it with --resume)"
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,39 @@ def _ensure(con: duckdb.DuckDBPyConnection) -> None:
     have = {r[0] for r in con.execute(
         "SELECT table_name || '.' || column_name FROM information_schema.columns"
         " WHERE table_name IN ('runs', 'run_items')").fetchall()}
-    if {"runs.resume_key", "run_items.run_id"} <= have:
+    if {"runs.resume_key", "run_items.run_id", "runs.owner"} <= have:
         return  # nothing to create: also keeps a read-only connection working
-    con.execute(_DDL)
-    for stmt in _MIGRATIONS:
-        con.execute(stmt)
+    try:
+        con.execute(_DDL)
+        for stmt in _MIGRATIONS:
+            con.execute(stmt)
+    except duckdb.Error:
+        if {"runs.resume_key", "run_items.run_id"} <= have:
+            return  # read-only beside the app, an older table without `owner`: readable as it is (list_runs)
+        raise
+
+
+def _owner() -> str:
+    return json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
+
+
+def _runs_live(owner: str | None) -> bool:
+    """Is the process that started (or resumed) a 'running' run still running? Unknown owners (runs stored by an
+    older evtui, or released by a cancelled app sweep) are not; a process on another host is taken to be."""
+    try:
+        note = json.loads(owner or "")
+        pid, host = int(note["pid"]), note.get("host")
+    except (ValueError, TypeError, KeyError):
+        return False
+    if host not in (None, socket.gethostname()):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by another user
+    return True
 
 
 def resume_key(dataset: str, task: str, method: str, params: Mapping[str, Any]) -> str:
@@ -118,10 +154,10 @@ def start_runs(library: Library, dataset: str, tasks: Sequence[str], method: str
         run_id = uuid.uuid4().hex[:12]
         con.execute(
             "INSERT INTO runs (id, dataset, task, method, parameters, code_version, n_items, n_skipped, metrics,"
-            " per_item, seconds, status, sweep_id, resume_key) VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}', 0,"
-            " 'running', ?, ?)",
+            " per_item, seconds, status, sweep_id, resume_key, owner) VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}', 0,"
+            " 'running', ?, ?, ?)",
             [run_id, dataset, task, method, json.dumps(params), code_version(), sweep,
-             resume_key(dataset, task, method, params)])
+             resume_key(dataset, task, method, params), _owner()])
         ids.append(run_id)
     return ids
 
@@ -143,6 +179,19 @@ def find_resumable(library: Library, dataset: str, tasks: Sequence[str], method:
     rows = con.execute("SELECT id, resume_key FROM runs WHERE sweep_id = ? AND resume_key IN (SELECT unnest(?))",
                        [row[0], list(keys)]).fetchall()
     return {keys[k]: run_id for run_id, k in rows}
+
+
+def claim_runs(library: Library, run_ids: Sequence[str]) -> None:
+    """This process runs these unfinished runs now (a resume): they are listed as running, not interrupted."""
+    library.store.con.execute("UPDATE runs SET owner = ? WHERE status = 'running' AND id IN (SELECT unnest(?))",
+                              [_owner(), list(run_ids)])
+
+
+def release_runs(library: Library, run_ids: Sequence[str]) -> None:
+    """This process stopped these runs unfinished (a cancelled or failed app sweep, which lives on): they are
+    listed as interrupted, and `--resume` (or the next sweep) finishes them."""
+    library.store.con.execute("UPDATE runs SET owner = NULL WHERE status = 'running' AND id IN (SELECT unnest(?))",
+                              [list(run_ids)])
 
 
 def record_item(library: Library, run_id: str, item: ItemResult) -> None:
@@ -174,16 +223,27 @@ def run_per_item(library: Library, run_id: str) -> dict[str, float]:
 
 
 def list_runs(library: Library) -> list[dict[str, Any]]:
+    """Every stored run, newest first. `status`: done, running (a live process runs it) or interrupted (nobody
+    does: `--resume` finishes it); `in_sample`: whether its figure is in-sample (evtui.bench.estimate.in_sample)."""
+    from evtui.bench.estimate import in_sample
+
     con = library.store.con
     _ensure(con)
+    has_owner = con.execute("SELECT count(*) FROM information_schema.columns"
+                            " WHERE table_name = 'runs' AND column_name = 'owner'").fetchone()
+    owner = "owner" if has_owner and has_owner[0] else "NULL"
     # An unfinished run counts the items it has stored so far.
     rows = con.execute(
         "SELECT id, created_at, dataset, task, method, parameters, code_version,"
         " CASE WHEN status = 'running' THEN (SELECT count(*) FROM run_items i WHERE i.run_id = runs.id)"
-        " ELSE n_items END, n_skipped, metrics, seconds, coalesce(status, 'done')"
+        f" ELSE n_items END, n_skipped, metrics, seconds, coalesce(status, 'done'), {owner}"
         " FROM runs ORDER BY created_at DESC").fetchall()
-    return [{
+    runs = [{
         "id": r[0], "created_at": r[1].isoformat(timespec="seconds"), "dataset": r[2], "task": r[3], "method": r[4],
         "parameters": json.loads(r[5] or "{}"), "code_version": r[6], "n_items": r[7], "n_skipped": r[8],
-        "metrics": json.loads(r[9] or "{}"), "seconds": r[10], "status": r[11],
+        "metrics": json.loads(r[9] or "{}"), "seconds": r[10],
+        "status": INTERRUPTED if r[11] == "running" and not _runs_live(r[12]) else r[11],
     } for r in rows]
+    for run in runs:
+        run["in_sample"] = in_sample(run)
+    return runs

@@ -44,7 +44,7 @@ PROGRESS_EVERY = 0.1  # seconds between progress redraws during a sweep
 NARROW = 110  # columns below which the Runs and Items tabs stack their panes
 DEFAULT_CSV = "~/evtui-runs.csv"  # where `w` in the Runs tab writes first (then: the last path written)
 # The runs table's columns (title, width): what tells runs apart first, so a narrow screen cuts the rest.
-RUN_COLUMNS = (("✓", 1), ("task", 18), ("method", 13), ("metric", 15), ("items", 5), ("dataset", 20),
+RUN_COLUMNS = (("✓", 1), ("task", 18), ("method", 13), ("metric", 16), ("items", 5), ("dataset", 20),
                ("seconds", 7), ("run", 12))
 
 

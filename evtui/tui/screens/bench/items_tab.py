@@ -16,6 +16,7 @@ from textual.widgets import (
     Static,
 )
 
+from evtui.bench.estimate import IN_SAMPLE_STYLE, in_sample
 from evtui.bench.report import (
     item_diff,
     item_report,
@@ -35,6 +36,11 @@ from evtui.tui.screens.bench.common import BenchTab, judge_methods, run_id
 if TYPE_CHECKING:
     from evtui.library import Library
 
+
+
+def sample_mark(run: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """" (in-sample)" after a run's name in a header when its figures are in-sample (evtui.bench.estimate)."""
+    return ((" (in-sample)", IN_SAMPLE_STYLE),) if in_sample(run) else ()
 
 
 class ItemsTab(BenchTab):
@@ -97,15 +103,15 @@ class ItemsTab(BenchTab):
         if self.diff is None:
             per_item = run.get("per_item") or {}
             title.update(Text.assemble(
-                (f"{run['task']} · {run['method']}", "bold"),
+                (f"{run['task']} · {run['method']}", "bold"), *sample_mark(run),
                 (f" · {len(per_item)} scored item(s) · run {run_id(run)}", "dim")))
             hint = "enter on an item re-ranks it and explains its score"
         else:
             a, b = self.diff
             rows = item_diff(a.get("per_item") or {}, b.get("per_item") or {})
             title.update(Text.assemble(
-                ("A ", "bold"), (f"{a['method']} · {a['task']}", "bold cyan"), (" vs B ", "bold"),
-                (f"{b['method']} · {b['task']}", "bold magenta"),
+                ("A ", "bold"), (f"{a['method']} · {a['task']}", "bold cyan"), *sample_mark(a), (" vs B ", "bold"),
+                (f"{b['method']} · {b['task']}", "bold magenta"), *sample_mark(b),
                 (f" · {len(rows)} both scored, most different first", "dim")))
             hint = "enter on an item re-ranks it with run A and explains its score (x makes the other run A)"
         self.query_one("#item-detail", Static).update(Text(hint, style="dim"))

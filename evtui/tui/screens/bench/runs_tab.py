@@ -54,7 +54,10 @@ class RunsTab(BenchTab):
         self.marked = [rid for rid in self.marked if any(r["id"] == rid for r in self.runs)]
         for r in self.runs:
             _name, value = primary_metric(r)
-            metric = metric_cell(value, r, 6, 4 if value is not None and abs(value) < 1 else 2)
+            if r.get("status", "done") != "done":  # no figure yet: say why (running, or interrupted: resume it)
+                metric = Text(r["status"], style="yellow")
+            else:
+                metric = metric_cell(value, r, 6, 4 if value is not None and abs(value) < 1 else 2)
             table.add_row("✓" if r["id"] in self.marked else "", plain(r["task"]), plain(r["method"]), metric,
                           str(r["n_items"]), Text(short(r["dataset"].split(":", 1)[-1], 20)),
                           f"{r['seconds']:7.1f}", plain(r["id"]), key=r["id"])

@@ -192,7 +192,14 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
     def cursor_list(self) -> DataTable[Any] | None:
         return self.focused if isinstance(self.focused, DataTable) else None
 
+    # the list each tab's keys act on: it takes the focus when its tab is shown
+    TAB_LISTS: ClassVar[dict[str, str]] = {"sweep": "#sweep-results", "runs": "#runs-table", "items": "#items-table"}
+
     def action_tab(self, tab: str) -> None:
+        # Focus the new tab's list first: the focused widget left behind in a hidden pane would otherwise be
+        # focused again and its pane shown (TabbedContent follows the focus), so `1` never left Runs or Items.
+        if tab != "runs" or not self.query_one("#csv-row").has_focus_within:
+            self.query_one(self.TAB_LISTS[tab], DataTable).focus()
         self.query_one(TabbedContent).active = tab
 
     # Each of these keys belongs to one tab: elsewhere it is off the key bar and passes through.

@@ -3,14 +3,16 @@ process (evtui.bench.sweep) with progress and time left; its runs land in the re
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual import on, work
+from textual.message import Message
 from textual.widgets import (
     Button,
     DataTable,
@@ -41,7 +43,7 @@ from evtui.bench.report import (
 )
 from evtui.bench.runs import ItemResult
 from evtui.bench.sweep import ItemBatches, SweepCancelled, SweepChild
-from evtui.errors import EvtuiError
+from evtui.errors import EvtuiError, LibraryLockedError
 from evtui.render import plain
 from evtui.tui.base import failure_text
 from evtui.tui.data import bar
@@ -62,9 +64,32 @@ if TYPE_CHECKING:
 # How long a sweep the user started waits for a cost estimate's read of the benchmark library (a moment, under
 # load a few seconds) before it says the library is busy.
 START_WAIT = 5.0
+# How long one try of a sweep's write waits for another process's reader (a CLI `evtui judge` beside the app holds
+# DuckDB read-only); then the progress line names the reader and the sweep tries again, until the reader is gone
+# or the sweep is cancelled: a run is never dropped because someone was reading.
+WRITE_TRY = 1.0
+
+T = TypeVar("T")
+
+
+class SweepWaiting(Message):
+    """The sweep's writes wait for another process's reader (`reader`: who, e.g. "process 8320"), or no longer
+    (None)."""
+
+    def __init__(self, reader: str | None) -> None:
+        super().__init__()
+        self.reader = reader
+
+
+def reader_of(exc: BaseException) -> str:
+    """'process N' from a LibraryLockedError's message (Store._lock_message), else 'another process'."""
+    m = re.search(r"process \d+", str(exc))
+    return m.group(0) if m else "another process"
 
 
 class SweepTab(BenchTab):
+    _waiting: str | None = None  # the reader the sweep's writes wait for (the progress line says so)
+    _failed: tuple[str, ...] = ()  # the running sweep's runs that failed ("task · method"), for its last line
 
     # -- configuration -----------------------------------------------------------------------------
     @on(Input.Changed, "#dataset")
@@ -297,6 +322,7 @@ class SweepTab(BenchTab):
         finally:
             self._drill_lock.release()
         self.cancel_event.clear()
+        self._waiting, self._failed = None, ()
         self.running = True
         self.sweep_started = time.monotonic()
         self.query_one("#cancel", Button).disabled = False
@@ -347,20 +373,24 @@ class SweepTab(BenchTab):
                     judged = method in judge_methods()
                     # Stored as the CLI stores it, item by item: a sweep killed or cancelled midway is picked up
                     # again by the next one with the same arguments (as `evtui bench … --resume`).
-                    with library.rw(), app.db_lock:  # read-only between the app's writes (Library.rw)
-                        book = RunBook(library, dataset_name(data), [task], method,
+                    def open_book(task: str = task, method: str = method, judged: bool = judged) -> RunBook:
+                        return RunBook(library, dataset_name(data), [task], method,
                                        run_params(data, 0, opts if judged else None), resume=True)
-                        done = book.done(task)
+
+                    book = self.write(open_book)  # read-only between the app's writes (Library.rw)
+                    done = self.write(partial(book.done, task))
                     if done:
                         self.app.call_from_thread(self.notify, f"{label}: resuming run {book.run_id(task)}, "
                                                   f"{len(done)} item(s) already done", title="Bench")
                     record = book.recorder(task)
 
                     def store(items: list[ItemResult], record: Callable[[ItemResult], None] | None = record) -> None:
-                        if record is not None:
-                            with library.rw(), app.db_lock:
-                                for item in items:
+                        def store_all() -> None:
+                            for item in items:
+                                if record is not None:
                                     record(item)
+
+                        self.write(store_all)
 
                     batches = ItemBatches(store)
                     try:
@@ -369,14 +399,14 @@ class SweepTab(BenchTab):
                                         on_item=batches.add)
                     finally:
                         batches.flush()  # a cancelled or failed run keeps every item it finished
-                    with library.rw(), app.db_lock:
-                        res["run_id"] = save_run(library, res, book.params, run_id=book.run_id(task))
+                    res["run_id"] = self.write(partial(save_run, library, res, book.params, run_id=book.run_id(task)))
                 except SweepCancelled:
                     self._forget_empty(book)
                     cancelled = True
                     break
                 except Exception as exc:  # noqa: BLE001 - one failing method must not end the app or the sweep
                     self._forget_empty(book)
+                    self._failed = (*self._failed, label)
                     self.post_message(WorkFailed("Bench", f"{label}: {failure_text(exc)}"))
                     continue
                 res["data"] = str(data)
@@ -390,13 +420,41 @@ class SweepTab(BenchTab):
         # Only once the child has exited: until then it holds the benchmark library, which a drill-down opens next.
         self.post_message(SweepFinished(completed, cancelled))
 
+    def write(self, what: Callable[[], T]) -> T:
+        """`what()` with the app's library writable (Library.rw) and its db_lock held, from the sweep's thread.
+        Another process reading the library (a CLI command beside the app) keeps it read-only: wait for it, saying
+        so on the progress line, for as long as it reads; only a cancel stops the wait (SweepCancelled)."""
+        app = self.evtui
+        library = app.library
+        assert library is not None
+        waiting: str | None = None
+        try:
+            while True:
+                try:
+                    with library.rw(wait=WRITE_TRY), app.db_lock:
+                        return what()
+                except LibraryLockedError as exc:
+                    if self.cancel_event.is_set():
+                        raise SweepCancelled from exc
+                    if reader_of(exc) != waiting:
+                        waiting = reader_of(exc)
+                        self.post_message(SweepWaiting(waiting))
+        finally:
+            if waiting is not None:
+                self.post_message(SweepWaiting(None))
+
     def _forget_empty(self, book: RunBook | None) -> None:
-        """A run stopped before its first item leaves nothing to resume (a sweep thread: errors are reported)."""
+        """A run stopped before its first item leaves nothing to resume; one with items is left to resume (listed
+        as interrupted). From a sweep thread: errors are reported."""
         if book is None or self.evtui.library is None:
             return
         try:
-            with self.evtui.library.rw(), self.evtui.db_lock:
+            # a moment only: a cancel must not wait for a reader, and an empty run left behind is resumed as any
+            with self.evtui.library.rw(wait=WRITE_TRY), self.evtui.db_lock:
                 book.discard_empty()
+                book.release()  # the app lives on: what is left of the run is interrupted, not running
+        except LibraryLockedError:
+            pass
         except Exception as exc:  # noqa: BLE001 - the sweep's own outcome is what the user needs to see
             self.post_message(WorkFailed("Bench", f"cannot tidy the stopped run: {failure_text(exc)}"))
 
@@ -423,6 +481,8 @@ class SweepTab(BenchTab):
         when = f"~{duration(left)} left" if left is not None else ""
         if self.clock is not None and self.clock.run == 0 and self.clock.done == 0 and left is not None:
             when += " (estimate)"
+        if self._waiting is not None:
+            when = f"waiting for {self._waiting} to finish reading the library…"
         msg = self._progress
         if msg is None:
             if when:
@@ -432,6 +492,10 @@ class SweepTab(BenchTab):
         self.query_one("#sweep-text", Static).update(
             f"item {msg.done}/{msg.total}" + (f" · {when}" if when else "")
             + f" · run {msg.run + 1}/{msg.runs} · {msg.label}", layout=False)
+
+    def on_sweep_waiting(self, msg: SweepWaiting) -> None:
+        self._waiting = msg.reader
+        self.show_time_left()
 
     def on_sweep_run_done(self, msg: SweepRunDone) -> None:
         r = msg.result
@@ -458,9 +522,16 @@ class SweepTab(BenchTab):
         else:
             bar_ = self.query_one("#sweep-bar", ProgressBar)
             bar_.update(progress=bar_.total or 0)
-            text.update(Text(f"done · {msg.completed} run(s) stored", style="green"))
-            self.notify(f"sweep done: {msg.completed} run(s) stored", title="Bench")
-        self.sweep_plan = self.clock = self._progress = None
+            if self._failed:  # never a plain "done" when runs are missing
+                failed = f"{len(self._failed)} failed: {', '.join(self._failed)}"
+                text.update(Text(f"done · {msg.completed} of {msg.completed + len(self._failed)} run(s) stored · "
+                                 f"{failed}", style="yellow"))
+                self.notify(f"sweep done: {msg.completed} run(s) stored, {failed}", title="Bench",
+                            severity="warning")
+            else:
+                text.update(Text(f"done · {msg.completed} run(s) stored", style="green"))
+                self.notify(f"sweep done: {msg.completed} run(s) stored", title="Bench")
+        self.sweep_plan = self.clock = self._progress = self._waiting = None
         self.schedule_cost()  # the stored runs now time this selection
 
     @on(Button.Pressed, "#cancel")
