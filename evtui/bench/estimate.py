@@ -13,19 +13,22 @@ training files (evtui/resources/ranker/model.json, `training_data.files`) includ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evtui import methods as registry
 from evtui.bench.driver import bench_home
 from evtui.bench.evidencebench import dataset_name, task_k
+from evtui.bench.provenance import (
+    IN_SAMPLE_NOTE as IN_SAMPLE_NOTE,  # re-exported: the faces import them from here
+)
+from evtui.bench.provenance import IN_SAMPLE_STYLE as IN_SAMPLE_STYLE
+from evtui.bench.provenance import in_sample as in_sample
+from evtui.bench.provenance import training_files as training_files
 from evtui.config import Config
 from evtui.embed import MODEL_ID
-from evtui.rank.model import MODEL_DIR
 
 if TYPE_CHECKING:
     import duckdb
@@ -341,33 +344,3 @@ def estimate_cost(data: Path, items: Mapping[str, Mapping[str, Any]], tasks: Seq
     llm = tuple(m for m in methods if (x := registry.lookup(m)) is not None and x.calls_llm(judge))
     return SweepCost(tuple(costs), len(sentences), to_embed, n_sentences, built, llm, embed_seconds, seconds,
                      tuple(notes))
-
-
-@lru_cache(maxsize=4)
-def training_files(model_json: Path = MODEL_DIR / "model.json") -> frozenset[str]:
-    """The file names the shipped ranker was trained on (model.json `training_data.files`); empty when unreadable."""
-    try:
-        meta = json.loads(model_json.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return frozenset()
-    files = (meta.get("training_data") or {}).get("files") or {}
-    return frozenset(Path(f).name for group in files.values() for f in group)
-
-
-def in_sample(run: Mapping[str, Any], trained_on: frozenset[str] | None = None) -> bool:
-    """Was this run's method's model trained on the run's dataset (matched by file name)? Its figure then says
-    how well the model fits data it has seen, not what to expect on new papers."""
-    m = registry.lookup(str(run.get("method", "")))
-    if m is None or not m.trained:
-        return False
-    files = training_files() if trained_on is None else trained_on
-    names = {str(run.get("dataset", "")).split(":", 1)[-1]}
-    data = (run.get("parameters") or {}).get("data") or run.get("data")
-    if data:
-        names.add(Path(str(data)).name)
-    return bool(names & files)
-
-
-IN_SAMPLE_NOTE = ("in-sample: the method's learned model was trained on this dataset, so the figure shows how well "
-                  "it fits data it has seen, not what to expect on new papers")
-IN_SAMPLE_STYLE = "italic yellow"  # how the faces mark an in-sample figure (Rich style)

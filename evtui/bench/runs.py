@@ -224,8 +224,8 @@ def run_per_item(library: Library, run_id: str) -> dict[str, float]:
 
 def list_runs(library: Library) -> list[dict[str, Any]]:
     """Every stored run, newest first. `status`: done, running (a live process runs it) or interrupted (nobody
-    does: `--resume` finishes it); `in_sample`: whether its figure is in-sample (evtui.bench.estimate.in_sample)."""
-    from evtui.bench.estimate import in_sample
+    does: `--resume` finishes it); `in_sample`: whether its figure is in-sample (evtui.bench.provenance.in_sample)."""
+    from evtui.bench.provenance import in_sample
 
     con = library.store.con
     _ensure(con)

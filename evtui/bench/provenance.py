@@ -1,0 +1,43 @@
+"""Where a stored run's figure stands: whether its method's learned model was trained on the run's dataset
+(in-sample), which every face that shows a figure says. Below the driver and the run store, which both use it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from evtui import methods as registry
+from evtui.rank.model import MODEL_DIR
+
+
+@lru_cache(maxsize=4)
+def training_files(model_json: Path = MODEL_DIR / "model.json") -> frozenset[str]:
+    """The file names the shipped ranker was trained on (model.json `training_data.files`); empty when unreadable."""
+    try:
+        meta = json.loads(model_json.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return frozenset()
+    files = (meta.get("training_data") or {}).get("files") or {}
+    return frozenset(Path(f).name for group in files.values() for f in group)
+
+
+def in_sample(run: Mapping[str, Any], trained_on: frozenset[str] | None = None) -> bool:
+    """Was this run's method's model trained on the run's dataset (matched by file name)? Its figure then says
+    how well the model fits data it has seen, not what to expect on new papers."""
+    m = registry.lookup(str(run.get("method", "")))
+    if m is None or not m.trained:
+        return False
+    files = training_files() if trained_on is None else trained_on
+    names = {str(run.get("dataset", "")).split(":", 1)[-1]}
+    data = (run.get("parameters") or {}).get("data") or run.get("data")
+    if data:
+        names.add(Path(str(data)).name)
+    return bool(names & files)
+
+
+IN_SAMPLE_NOTE = ("in-sample: the method's learned model was trained on this dataset, so the figure shows how well "
+                  "it fits data it has seen, not what to expect on new papers")
+IN_SAMPLE_STYLE = "italic yellow"  # how the faces mark an in-sample figure (Rich style)
