@@ -689,15 +689,13 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(runs)
         return 0
-    table = Table(title="benchmark runs")
-    for col in ("id", "when", "dataset", "task", "method", "metrics", "items", "s", "status"):
-        table.add_column(col)
-    for r in runs:
-        metrics = ", ".join(f"{k} {v}" for k, v in r["metrics"].items())
-        table.add_row(*(plain(r[k], oneline=True) for k in ("id", "created_at", "dataset", "task", "method")),
-                      plain(metrics), str(r["n_items"]), f"{r['seconds']:.1f}",
-                      plain(r["status"], "" if r["status"] == "done" else "yellow"))
-    Console(emoji=False).print(table)
+    from evtui.bench.report import runs_table
+
+    out = Console(emoji=False)
+    table, notes = runs_table(runs, out.width)  # fits 80 columns; --json and --csv keep every field
+    out.print(table)
+    for note in notes:
+        out.print(f"[dim]{safe(note)}[/]")
     return 0
 
 
@@ -758,7 +756,8 @@ def _judge_opts(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_judge(args: argparse.Namespace) -> int:
     """Search (same filters and default method as `evtui search`), then judge the top k on the 0–100 rubric."""
-    from evtui.judge import LEVELS, estimate, judge_evidence, make_judge, summarize
+    from evtui.judge import LEVELS, estimate, failure_line, judge_evidence, make_judge, summarize
+    from evtui.judge.service import failure_root
     from evtui.render import highlight
     from evtui.search import Searcher
 
@@ -788,6 +787,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if judgments and totals["skipped"] == len(judgments):
         raise EvtuiError(f"nothing was judged: {judgments[0].error}")
     stopped = next((j.error for j in judgments if j.status == "skipped"), None)
+    # A reason every failed row shares (a server that cannot be reached) is said once, not on each row; and a
+    # run in which no row got a verdict fails (exit 1).
+    failure = failure_line(judge.name, judgments)
+    verdicts = sum(1 for j in judgments if j.status == "ok")
+    rc = 1 if judgments and not verdicts else 0
     if args.json:
         results = []
         for e, j in pairs:
@@ -799,8 +803,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
             results.append(row)
         _emit_json({"query": result.query.text, "mode": result.query.mode,
                     "aspects": [a.to_json() for a in result.query.aspects], "judge": judge.name,
-                    "model": judge.model, "results": results})
-        return 0
+                    "model": judge.model, "results": results,
+                    **({"error": failure or "no sentence got a verdict"} if rc else {})})
+        if failure:
+            err.print(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
+        return rc
     out = Console(emoji=False)
     kind = "local judge (offline, not an LLM)" if judge.name == "local" else "LLM judge"
     out.print(f"[bold]{result.query.mode}[/] · {kind} [cyan]{safe(judge.model)}[/] · prompt {judge.prompt_version}")
@@ -826,7 +833,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         sentence = highlight(e.sentence.text, e.highlights, result.query.aspects)
         if j.status != "ok":
             cells = ["–", f"[red]{safe(j.status)}[/]", ""]
-            why = f"[red]{safe(j.error or '')}[/]"
+            shared = failure is not None and j.status == "failed" and failure_root(j) in failure
+            why = "[red]no verdict (why: under the table)[/]" if shared else f"[red]{safe(j.error or '')}[/]"
         else:
             covered = safe(", ".join(labels.get(a, a) for a in j.aspects))
             why = safe(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
@@ -846,7 +854,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
         out.print(f"[dim]note: {safe(note)}[/]")
     if stopped:
         err.print(f"[yellow]stopped early:[/] {safe(stopped)}")
-    return 0
+    if failure:
+        err.print(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
+    return rc
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -1132,10 +1142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "fn", None):
-        if sys.stdin.isatty() and sys.stdout.isatty():
-            return cmd_tui(args)
-        parser.print_help()
-        return 0
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            parser.print_help()
+            return 0
+        args.fn = cmd_tui  # bare `evtui` on a terminal: the app, with the verbs' one-line errors (a bad config)
     try:
         if getattr(args, "verb", None) == "bench":
             from evtui.repair import check_input_file

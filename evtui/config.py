@@ -6,6 +6,7 @@ All state lives under one data home ($EVTUI_HOME, default the XDG data dir). Set
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from dataclasses import dataclass, field, fields
@@ -43,6 +44,8 @@ class Config:
     # The full-text tier (evtui/backend.py): "tantivy", the in-process index in the data home (docs/scale.md).
     search_backend: str = "tantivy"
     source: str = "defaults"
+    # What load_config found questionable but not fatal (unknown keys): said once on stderr, kept for the app.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def db_path(self) -> Path:
@@ -55,6 +58,11 @@ class Config:
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+
+JUDGES = ("local", "llm")  # the judge names (evtui.judge.service.JUDGES)
+_NOT_KEYS = frozenset({"source", "warnings"})  # Config fields that no file or variable sets
+_WARNED: set[str] = set()  # each warning once a process (the CLI and the library both load the config)
 
 
 def config_path() -> Path:
@@ -97,14 +105,34 @@ def load_config() -> Config:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise EvtuiError(f"config file {path} is not valid TOML: {exc}") from exc
-        names = {f.name for f in fields(Config)}
+        names = sorted(f.name for f in fields(Config) if f.name not in _NOT_KEYS)
+        unknown, guessed = [], True
         for key, value in data.items():
-            if key in names and key != "source":
+            if key in names:
                 setattr(cfg, key, _coerce(key, value, getattr(cfg, key)))
+            else:
+                close = difflib.get_close_matches(key, names, n=1)
+                guessed = guessed and bool(close)
+                unknown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         cfg.source = str(path)
+        if unknown:  # a typo (`judg = "llm"`) would otherwise leave the setting at its default without a word
+            cfg.warnings.append(f"config {path}: unknown key(s) ignored: {', '.join(unknown)}"
+                                + ("" if guessed else f"; the keys are {', '.join(names)}"))
+        _check_judge(cfg.judge, f"config {path}: judge")
     for f in fields(Config):
         env = os.environ.get(f"EVTUI_{f.name.upper()}")
         # An empty variable (`EVTUI_HOME= evtui ...`) means unset, as in most tools — not "the current directory".
-        if env and f.name not in {"keymap", "source"}:
+        if env and f.name not in {"keymap", *_NOT_KEYS}:
             setattr(cfg, f.name, _coerce(f.name, env, getattr(cfg, f.name)))
+            if f.name == "judge":
+                _check_judge(cfg.judge, "EVTUI_JUDGE")
+    for warning in cfg.warnings:
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            print(f"warning: {warning}", file=sys.stderr)
     return cfg
+
+
+def _check_judge(value: str, where: str) -> None:
+    if value.strip().lower() not in JUDGES:
+        raise EvtuiError(f"{where} must be {' or '.join(JUDGES)}, got {value!r}")

@@ -5,9 +5,17 @@
 
 from evtui.judge.base import LEVELS, STANCES, Judge, Judgment
 from evtui.judge.rubric import PROMPT_VERSION
-from evtui.judge.service import JUDGES, Estimate, estimate, judge_evidence, make_judge, summarize
+from evtui.judge.service import (
+    JUDGES,
+    Estimate,
+    estimate,
+    failure_line,
+    judge_evidence,
+    make_judge,
+    summarize,
+)
 
 __all__ = [
-    "JUDGES", "LEVELS", "PROMPT_VERSION", "STANCES", "Estimate", "Judge", "Judgment", "estimate", "judge_evidence",
-    "make_judge", "summarize",
+    "JUDGES", "LEVELS", "PROMPT_VERSION", "STANCES", "Estimate", "Judge", "Judgment", "estimate", "failure_line",
+    "judge_evidence", "make_judge", "summarize",
 ]

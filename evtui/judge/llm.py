@@ -56,6 +56,7 @@ TYPICAL_OUT_TOKENS = 80
 MAX_BACKOFF = 30.0  # also the most a Retry-After header makes us wait
 # Calls in a row (across items) that may time out before the sweep stops calling the server.
 TIMEOUTS_IN_A_ROW = 3
+CONNECT_BACKOFF = 1.0  # the most we wait before asking again a server that refused the connection
 SERVER_SILENT = f"skipped: server not answering ({TIMEOUTS_IN_A_ROW} calls in a row timed out)"
 
 _LITELLM: Any = None
@@ -191,6 +192,25 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def connection_problem(exc: BaseException) -> str | None:
+    """'connection refused', 'host not found' or 'connection error' when `exc` (or what caused it) says the server
+    could not be reached at all; None for anything else. litellm reports a refused connection as a 500
+    InternalServerError "Connection error." with the OS error further down its chain."""
+    generic = False
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cur, socket.gaierror):
+            return "host not found"
+        if type(cur).__name__ == "APIConnectionError" or "connection error" in str(cur).lower():
+            generic = True
+        cur = cur.__cause__ or cur.__context__
+    return "connection error" if generic else None
+
+
 def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
     """~4 characters a token in English prose, plus a few tokens of chat framing per message."""
     return sum(math.ceil(len(m.get("content", "")) / 4) + 4 for m in messages)
@@ -226,6 +246,12 @@ class LLMClient:
         self._price: tuple[float, float] | None = None
         self._priced = False  # looked up yet?
         self.timeouts_in_a_row = 0  # calls that timed out since the server last answered
+        # A server that cannot be reached (refused, no such host) is retried by one call; the calls beside it wait
+        # for that one's outcome instead of retrying too, and once it gives up `unreachable` says why and every
+        # call of this sweep fails at once with that reason (LLMJudge.judge clears it for the next sweep).
+        self.unreachable: str | None = None
+        self._prober: object | None = None
+        self._probe: asyncio.Future[None] | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMClient(model={self.model!r}, api_base={self.api_base!r})"
@@ -271,9 +297,25 @@ class LLMClient:
     def _reason(self, exc: BaseException) -> str:
         name = type(exc).__name__
         msg = str(exc) or name
+        for prefix in (f"litellm.{name}: ", f"{name}: "):  # litellm repeats the class name twice
+            msg = msg.removeprefix(prefix)
         return redact(f"{name}: {msg}"[:500], [self._api_key])
 
+    def where(self) -> str:
+        """The server, for a message: the api_base, or the provider a hosted model string names."""
+        return self.api_base or f"the {self.model.split('/', 1)[0]} API"
+
     async def acomplete(self, messages: Messages, *, max_tokens: int = MAX_TOKENS, json_mode: bool = False) -> Completion:
+        me = object()
+        try:
+            return await self._acomplete(messages, max_tokens, json_mode, me)
+        finally:
+            if self._prober is me:  # this call was retrying an unreachable server for all: the others go on
+                if self._probe is not None and not self._probe.done():
+                    self._probe.set_result(None)
+                self._prober = self._probe = None
+
+    async def _acomplete(self, messages: Messages, max_tokens: int, json_mode: bool, me: object) -> Completion:
         litellm = litellm_module()
         retryable = (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError,
                      litellm.BadGatewayError, litellm.Timeout, litellm.APIConnectionError, asyncio.TimeoutError)
@@ -282,6 +324,8 @@ class LLMClient:
         while True:
             if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW:
                 raise CallError(SERVER_SILENT, fatal=True, skip=True)
+            if self.unreachable:
+                raise CallError(self.unreachable, fatal=True)
             try:
                 resp = await asyncio.wait_for(
                     litellm.acompletion(**self._params(messages, max_tokens, json_mode)),
@@ -302,6 +346,23 @@ class LLMClient:
                         raise CallError(SERVER_SILENT, fatal=True, skip=True) from None
                 else:
                     self.timeouts_in_a_row = 0
+                    problem = connection_problem(exc)
+                    if problem is not None:
+                        if self._prober is not None and self._prober is not me and self._probe is not None:
+                            # Another call is retrying this server: its outcome is ours, without more attempts.
+                            await asyncio.shield(self._probe)
+                            continue  # it gave up (the loop's top says so) or the server answered: try again
+                        if self._prober is None:
+                            self._prober, self._probe = me, asyncio.get_running_loop().create_future()
+                        if attempt >= self.max_retries:
+                            self.unreachable = (f"could not reach {self.where()} ({problem}, "
+                                                f"gave up after {attempt + 1} attempt(s))")
+                            raise CallError(self.unreachable, fatal=True) from None
+                        # A refusal comes at once: retry it soon (a starting server is up within seconds), not
+                        # on the exponential ladder that spaces out a busy server's 429s and 5xx.
+                        await asyncio.sleep(min(self._delay(attempt, exc), CONNECT_BACKOFF))
+                        attempt += 1
+                        continue
                 if attempt >= self.max_retries:
                     # litellm reports a refused connection as a 500 "Connection error": no server, so stop asking.
                     unreachable = (isinstance(exc, litellm.APIConnectionError)
@@ -349,7 +410,9 @@ class LLMClient:
         return Completion(text=text, tokens_in=tin, tokens_out=tout, cost=cost, notes=notes)
 
     def complete(self, messages: Messages, *, max_tokens: int = MAX_TOKENS, json_mode: bool = False) -> Completion:
-        """The blocking form, for callers outside any event loop (the bench strategies)."""
+        """The blocking form, for callers outside any event loop (the bench strategies). Each call asks the server
+        again, even after an earlier one found it unreachable."""
+        self.unreachable = None
         return run_async(self.acomplete(messages, max_tokens=max_tokens, json_mode=json_mode)).result()
 
 
@@ -433,6 +496,7 @@ class LLMJudge:
         if not evidence:
             return []
         litellm_module()  # its ~3 s import happens here, not inside the first call's timing
+        self.client.unreachable = None  # a new sweep asks again: the server may be up by now
         prompts = self.messages(query, evidence)
         aspect_ids = [a.id for a in query.aspects]
         inbox: queue.Queue[tuple[int, Judgment]] = queue.Queue()

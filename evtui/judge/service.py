@@ -63,7 +63,8 @@ def make_judge(library: Library | None, judge: str | None = None, model: str | N
             opts.setdefault("timeout", cfg.judge_timeout)
         return LLMJudge(model or (cfg.judge_model if cfg else None) or "",
                         api_base=api_base or (cfg.judge_api_base if cfg else None), library=library, **opts)
-    raise EvtuiError(f"unknown judge {judge!r}; choose one of: {', '.join(JUDGES)}")
+    where = "--judge" if judge else f"judge in {cfg.source}" if cfg is not None else "judge"
+    raise EvtuiError(f"{where} must be {' or '.join(JUDGES)}, got {name!r}")
 
 
 def _resolve(library: Library | None, judge: str | Judge | None, model: str | None, api_base: str | None,
@@ -156,6 +157,31 @@ def judge_evidence(library: Library, parsed: ParsedQuery, evidence: Sequence[Evi
     if missing:
         raise EvtuiError(f"the {j.name} judge returned no verdict for {len(missing)} sentence(s), e.g. {missing[0]}")
     return [results[e.sentence.id] for e in evidence]
+
+
+NOT_ATTEMPTED = "not attempted: "  # the prefix of the rows a sweep did not call after a fatal error (llm.py)
+
+
+def failure_line(judge: str, judgments: Sequence[Judgment]) -> str | None:
+    """One line saying why the rows without a verdict have none, when they all share one reason (a server that
+    cannot be reached, a refused key): said once rather than on every row. None when every row has a verdict or
+    the reasons differ (each row then says its own)."""
+    failed = [j for j in judgments if j.status == "failed"]
+    reasons = {failure_root(j) for j in failed}
+    if len(reasons) != 1:
+        return None
+    reason = reasons.pop()
+    who = "the LLM judge" if judge == "llm" else f"the {judge} judge"
+    what = f"{who} {reason}" if reason.startswith("could not reach") else f"{who} failed: {reason}"
+    ok = sum(1 for j in judgments if j.status == "ok")
+    tail = ("no verdicts" if not ok else f"{len(failed)} of {len(judgments)} sentence(s) without a verdict")
+    keep = "; the local judge's verdicts are unchanged" if judge == "llm" else ""
+    return f"{what}: {tail}{keep}"
+
+
+def failure_root(judgment: Judgment) -> str:
+    """A failed row's reason without the 'not attempted: ' prefix (what failure_line reports once)."""
+    return (judgment.error or "no verdict").removeprefix(NOT_ATTEMPTED)
 
 
 def summarize(judgments: Sequence[Judgment]) -> dict[str, Any]:

@@ -100,6 +100,8 @@ class EvtuiApp(App[None]):
     def apply_keymap(self) -> None:
         """User overrides from config.toml: `[keymap]` maps a binding id (see `?`) to keys, e.g.
         `"app.quit" = "ctrl+q"` or `"search.open" = "o,enter"`."""
+        for warning in getattr(self.config, "warnings", []):  # unknown keys in config.toml: said in the app too
+            self.notify(warning, title="Config", severity="warning", timeout=10)
         keymap = {str(k): str(v) for k, v in (self.config.keymap or {}).items()}
         if not keymap:
             return

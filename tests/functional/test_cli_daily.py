@@ -54,3 +54,17 @@ def test_search_select_and_judge_share_the_search_flags() -> None:
     assert "--json" not in {o for a in sub["tui"]._actions for o in a.option_strings}
     eb = sub["bench"]._actions[-1].choices["evidencebench"]  # type: ignore[index]
     assert eb.description and {"--limit", "--no-save"} <= {o for a in eb._actions for o in a.option_strings}
+
+
+def test_bare_evtui_with_a_bad_config_is_one_line_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    cfg_file = tmp_path / "config.toml"
+    cfg_file.write_text('judge = "gpt"\n', encoding="utf-8")
+    monkeypatch.setenv("EVTUI_CONFIG", str(cfg_file))
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)  # a terminal: bare `evtui` opens the app
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "judge must be local or llm, got 'gpt'" in " ".join(err.split()) and "Traceback" not in err

@@ -78,6 +78,40 @@ def test_judge_json_shape(server: FaultServer, ingested: Path, capsys: pytest.Ca
     assert len(server.chat_requests()) == len(results)
 
 
+def test_a_dead_server_says_so_once_and_fails(ingested: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An api_base nobody listens on: one line says why (not a repeated error on every row), exit 1, the JSON
+    rows keep their keys (plus a top-level error), and the local judge's stored verdicts stay."""
+    import evtui.judge.llm as llm
+
+    monkeypatch.setattr(llm, "CONNECT_BACKOFF", 0.01, raising=False)
+    assert main(["judge", QUERY, "--k", "3", "--method", "bm25-coverage", "--json"]) == 0  # local verdicts
+    local = json.loads(capsys.readouterr().out)["results"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    dead = ["--judge", "llm", "--model", "openai/x", "--api-base", base, "--method", "bm25-coverage"]
+    reason = f"could not reach {base} (connection refused, gave up after 4 attempt(s))"
+    line = f"the LLM judge {reason}: no verdicts; the local judge's verdicts are unchanged"
+    started = time.perf_counter()
+    assert main(["judge", QUERY, "--k", "3", *dead]) == 1
+    assert time.perf_counter() - started < 20
+    out = capsys.readouterr()
+    text = " ".join((out.out + out.err).split())  # the terminal wraps long lines
+    assert text.count("could not reach") == 1 and line in text, text
+    assert "InternalServerError" not in text and "no verdict (why: under the table)" in text
+    assert main(["judge", QUERY, "--k", "3", *dead, "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"query", "mode", "aspects", "judge", "model", "results", "error"} and doc["error"] == line
+    assert [set(r) for r in doc["results"]] == [set(r) for r in local]
+    assert all(r["status"] == "failed" and r["error"].removeprefix("not attempted: ") == reason
+               for r in doc["results"])
+    assert main(["judge", QUERY, "--k", "3", "--method", "bm25-coverage", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)["results"]
+    assert all(r["cached"] and r["status"] == "ok" for r in again)
+    assert [(r["sentence_id"], r["score"]) for r in again] == [(r["sentence_id"], r["score"]) for r in local]
+
+
 def test_judge_table_prints_the_estimate_first(server: FaultServer, ingested: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["judge", QUERY, "--k", "3", *_llm(server)]) == 0
@@ -144,11 +178,13 @@ def test_no_api_key_in_rows_or_exports(server: FaultServer, ingested: Path, tmp_
     # a key given on purpose reaches the server, and a careless server echoes it into its error message
     monkeypatch.setenv("EVTUI_JUDGE_API_KEY", JUDGE_SECRET)
     server.default = "echo-auth"
-    assert main(["judge", "ACE inhibitors cause cough", "--k", "2", *_llm(server), "--json"]) == 0
+    assert main(["judge", "ACE inhibitors cause cough", "--k", "2", *_llm(server), "--json"]) == 1  # no verdict
     assert any(JUDGE_SECRET in r["headers"].get("authorization", "") for r in server.chat_requests())
     assert not any(SECRET in r["headers"].get("authorization", "") for r in server.chat_requests())
-    failed = json.loads(capsys.readouterr().out)["results"]
+    doc = json.loads(capsys.readouterr().out)
+    failed = doc["results"]
     assert failed and all(r["status"] == "failed" and "AuthenticationError" in r["error"] for r in failed)
+    assert "AuthenticationError" in doc["error"] and JUDGE_SECRET not in doc["error"]
     out = tmp_path / "exports"
     out.mkdir()
     assert main(["select", QUERY, "--k", "2", "--method", "bm25-coverage"]) == 0

@@ -233,3 +233,53 @@ def test_redact_scrubs_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     text = redact("auth with an-unusual-key-value-42 and sk-proj-abcdef123456 and Bearer sk-local failed")
     assert "an-unusual-key-value-42" not in text and "abcdef123456" not in text
     assert "sk-local" in text  # the placeholder is no secret
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:  # a port nobody listens on: connecting is refused at once
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_dead_server_is_retried_by_one_call_not_by_every_row(query: ParsedQuery,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refused connection: one call spends the retries, the calls beside it wait for its outcome, the rest are
+    not attempted; every row says why in the same words, and failure_line says it once."""
+    from evtui.judge import failure_line
+    from evtui.judge.llm import litellm_module
+
+    litellm = litellm_module()
+    real = litellm.acompletion
+    calls: list[int] = []
+
+    async def counted(**params: object) -> object:
+        calls.append(1)
+        return await real(**params)
+
+    monkeypatch.setattr(litellm, "acompletion", counted)
+    base = f"http://127.0.0.1:{_closed_port()}/v1"
+    judge = LLMJudge("openai/x", api_base=base, timeout=2, max_retries=3, backoff=0.01, concurrency=4)
+    judgments = judge.judge(query, _evidence(8))
+    assert all(j.status == "failed" for j in judgments)
+    reason = f"could not reach {base} (connection refused, gave up after 4 attempt(s))"
+    assert all((j.error or "").removeprefix("not attempted: ") == reason for j in judgments), judgments[0].error
+    # 4 first attempts side by side, then only one call's 3 retries (every row retrying made 4 x 4 = 16)
+    assert len(calls) <= 4 + 3, len(calls)
+    assert failure_line("llm", judgments) == (f"the LLM judge {reason}: no verdicts; the local judge's verdicts "
+                                              "are unchanged")
+    # the next sweep asks the server again (it may be up by now)
+    before = len(calls)
+    judge.judge(query, _evidence(1))
+    assert len(calls) == before + 4
+
+
+def test_failure_line_only_for_a_shared_reason() -> None:
+    from evtui.judge import failure_line
+
+    ok = Judgment("a", 80, 4, 7, "supports", [], "r", "llm", "m", "v")
+    bad = [Judgment(s, 0, 0, 0, "neutral", [], "", "llm", "m", "v", status="failed", error=e)
+           for s, e in (("b", "malformed output"), ("c", "TimeoutError: slow"))]
+    assert failure_line("llm", [ok]) is None
+    assert failure_line("llm", [ok, *bad]) is None  # two reasons: each row says its own
+    assert failure_line("llm", [ok, bad[0]]) == ("the LLM judge failed: malformed output: 1 of 2 sentence(s) without "
+                                                "a verdict; the local judge's verdicts are unchanged")

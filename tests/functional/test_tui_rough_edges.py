@@ -328,3 +328,21 @@ def test_help_lists_the_screens_keys_first_and_fits_80_columns(papers_ingested: 
                 assert line.rstrip().endswith(bid)  # every id whole
 
     run(flow)
+
+
+def test_unknown_config_keys_are_said_in_the_app_too(papers_ingested: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from evtui.config import load_config
+
+    cfg_file = tmp_path / "config.toml"
+    cfg_file.write_text('judg = "llm"\n', encoding="utf-8")
+    monkeypatch.setenv("EVTUI_CONFIG", str(cfg_file))
+    cfg = load_config()
+    assert cfg.warnings
+
+    async def flow() -> None:
+        async with started(app=EvtuiApp(cfg)) as (app, pilot):
+            await until(pilot, lambda: any("did you mean 'judge'" in n for n in app.notified),  # type: ignore[attr-defined]
+                        "the config warning")
+
+    run(flow)

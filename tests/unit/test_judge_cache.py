@@ -119,7 +119,7 @@ def test_the_llm_judge_needs_a_model(lib: Library) -> None:
     res = _search(lib, k=1)
     with pytest.raises(EvtuiError, match="no judge model"):
         judge_evidence(lib, res.query, res.evidence, judge="llm")
-    with pytest.raises(EvtuiError, match="unknown judge"):
+    with pytest.raises(EvtuiError, match="--judge must be local or llm, got 'oracle'"):
         judge_evidence(lib, res.query, res.evidence, judge="oracle")
 
 

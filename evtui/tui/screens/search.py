@@ -1058,22 +1058,41 @@ class SearchScreen(EvtuiScreen):
                     table.update_cell_at(Coordinate(i, 3), cells[3])
 
     def on_judge_scored(self, msg: JudgeScored) -> None:
-        self.record_judgment(msg.judgment)
+        self.record_verdict(msg.judgment)
+
+    def record_verdict(self, j: Any) -> None:
+        """A verdict of `s`, unless it is none (failed, or skipped under the cost limit) and the row already has
+        one (the local judge's): a server that cannot be reached must not wipe the verdicts shown."""
+        sid = getattr(j, "sentence_id", None)
+        if getattr(j, "status", "ok") != "ok" and getattr(self.judgments.get(sid), "status", None) == "ok":
+            self.judge_pending.discard(sid)  # its cell still shows the verdict it had
+            self.update_verdicts()
+            return
+        self.record_judgment(j)
 
     def on_judge_done(self, msg: JudgeDone) -> None:
         for j in msg.judgments:
-            self.record_judgment(j)
+            self.record_verdict(j)
         left = len(self.judge_pending)
         self.judge_pending.clear()
         ok = [j for j in msg.judgments if getattr(j, "status", "ok") == "ok"]
         failed = len(msg.judgments) - len(ok)  # failed, or skipped under the cost limit
         cost = sum(float(getattr(j, "cost", 0.0) or 0.0) for j in msg.judgments)
+        service = self.evtui.judge_service()
+        judge = str(getattr(msg.judgments[0], "judge", "")) if msg.judgments else ""
+        why = getattr(service, "failure_line", None)
+        failure = why(judge, msg.judgments) if why is not None and failed else None
         if not msg.judgments:
             self.status(Text("the judge gave no verdicts (see the notification)", style="red"))
-        if msg.judgments:
-            self.status(
-                f"judged {len(ok)} sentence(s) in {msg.seconds:.1f}s" + (f" · {failed} without a verdict" if failed else "")
-                + (f" · ${cost:.4f}" if cost else "") + (f" · {left} not reached" if left else ""))
+        else:
+            line = (f"judged {len(ok)} sentence(s) in {msg.seconds:.1f}s" + (f" · {failed} without a verdict" if failed else "")
+                    + (f" · ${cost:.4f}" if cost else "") + (f" · {left} not reached" if left else "")
+                    + (" (why: the line below)" if failure else ""))
+            self.status(Text(line, style="red") if failure and not ok else line)
+        if failure:
+            self.judge_failure = failure  # the notes line keeps saying it after the status line moves on
+            self.refresh_notes()
+            self.notify(failure, title="Judge", severity="error" if not ok else "warning", timeout=10)
         self.redraw_judge_cells()
         table = self.query_one(PagedTable)
         self.show_detail(table.cursor_row)
