@@ -222,6 +222,13 @@ def run_per_item(library: Library, run_id: str) -> dict[str, float]:
     return json.loads(row[0] or "{}") if row else {}
 
 
+_LIST_RUNS = ("SELECT id, created_at, dataset, task, method, parameters, code_version,"
+              " CASE WHEN status = 'running' THEN (SELECT count(*) FROM run_items i WHERE i.run_id = runs.id)"
+              " ELSE n_items END, n_skipped, metrics, seconds, coalesce(status, 'done'), owner"
+              " FROM runs ORDER BY created_at DESC")
+_LIST_RUNS_NO_OWNER = _LIST_RUNS.replace(", owner FROM", ", NULL FROM")
+
+
 def list_runs(library: Library) -> list[dict[str, Any]]:
     """Every stored run, newest first. `status`: done, running (a live process runs it) or interrupted (nobody
     does: `--resume` finishes it); `in_sample`: whether its figure is in-sample (evtui.bench.provenance.in_sample)."""
@@ -231,13 +238,9 @@ def list_runs(library: Library) -> list[dict[str, Any]]:
     _ensure(con)
     has_owner = con.execute("SELECT count(*) FROM information_schema.columns"
                             " WHERE table_name = 'runs' AND column_name = 'owner'").fetchone()
-    owner = "owner" if has_owner and has_owner[0] else "NULL"
-    # An unfinished run counts the items it has stored so far.
-    rows = con.execute(
-        "SELECT id, created_at, dataset, task, method, parameters, code_version,"
-        " CASE WHEN status = 'running' THEN (SELECT count(*) FROM run_items i WHERE i.run_id = runs.id)"
-        f" ELSE n_items END, n_skipped, metrics, seconds, coalesce(status, 'done'), {owner}"
-        " FROM runs ORDER BY created_at DESC").fetchall()
+    # An unfinished run counts the items it has stored so far. A library from before the owner column (read-only
+    # beside the app, so not yet upgraded) has no owner to read: its running rows count as interrupted.
+    rows = con.execute(_LIST_RUNS if has_owner and has_owner[0] else _LIST_RUNS_NO_OWNER).fetchall()
     runs = [{
         "id": r[0], "created_at": r[1].isoformat(timespec="seconds"), "dataset": r[2], "task": r[3], "method": r[4],
         "parameters": json.loads(r[5] or "{}"), "code_version": r[6], "n_items": r[7], "n_skipped": r[8],

@@ -188,8 +188,9 @@ def test_killed_sweep_keeps_finished_items_and_resume_finishes_it(
     with Library(load_config()) as lib:
         runs = {r["task"]: r for r in list_runs(lib)}
     assert runs["er-optimal"]["status"] == "done"
-    assert runs["er-10"]["status"] == "running" and runs["er-10"]["n_items"] == 1  # the finished item is kept
-    assert {runs[t]["status"] for t in TASKS[2:]} == {"running"}
+    # the killed process owned them: interrupted, and --resume finishes them
+    assert runs["er-10"]["status"] == "interrupted" and runs["er-10"]["n_items"] == 1  # the finished item is kept
+    assert {runs[t]["status"] for t in TASKS[2:]} == {"interrupted"}
     assert main([*args, "--resume"]) == 0
     resumed = json.loads(capsys.readouterr().out)
     assert _metrics(resumed) == _metrics(clean)
@@ -198,7 +199,7 @@ def test_killed_sweep_keeps_finished_items_and_resume_finishes_it(
     listed = json.loads(capsys.readouterr().out)
     assert len(listed) == 4 and {r["status"] for r in listed} == {"done"}
     assert {"id", "created_at", "dataset", "task", "method", "parameters", "code_version", "n_items", "n_skipped",
-            "metrics", "seconds", "status"} == set(listed[0])
+            "metrics", "seconds", "status", "in_sample"} == set(listed[0])
     # nothing left to resume: --resume starts (and finishes) a new run
     assert main([*args, "--resume"]) == 0
     assert _metrics(json.loads(capsys.readouterr().out)) == _metrics(clean)
@@ -220,7 +221,7 @@ def test_killed_claim_benchmark_resumes_to_the_same_scores(
     assert evtui(*args, crash="bench_item:2").returncode == -signal.SIGKILL
     with Library(load_config()) as lib:
         (killed,) = list_runs(lib)
-    assert killed["status"] == "running" and killed["n_items"] == 2
+    assert killed["status"] == "interrupted" and killed["n_items"] == 2
     assert main([*args, "--resume"]) == 0
     resumed = json.loads(capsys.readouterr().out)
     assert {k: v for k, v in resumed.items() if k != "seconds"} == {k: v for k, v in clean.items() if k != "seconds"}
@@ -236,7 +237,7 @@ def test_resume_needs_the_same_parameters(capsys: pytest.CaptureFixture[str]) ->
     capsys.readouterr()
     with Library(load_config()) as lib:
         status = sorted((r["parameters"]["seed"], r["status"]) for r in list_runs(lib))
-    assert status == [(1, "running"), (2, "done")]
+    assert status == [(1, "interrupted"), (2, "done")]
 
 
 def test_a_run_that_fails_before_any_item_leaves_nothing_to_resume(capsys: pytest.CaptureFixture[str]) -> None:

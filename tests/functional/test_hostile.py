@@ -333,7 +333,7 @@ def test_api_keys_and_url_credentials_are_never_kept(papers_dir: Path, server: F
     assert "must not carry credentials" in capsys.readouterr().err
     server.default = "echo-auth"  # a careless server repeats the Authorization header in its error
     assert main(["judge", "ACE inhibitors cause cough", "--judge", "llm", *llm, "--k", "2",
-                 "--method", "bm25-coverage", "--json"]) == 0
+                 "--method", "bm25-coverage", "--json"]) == 1  # no row got a verdict
     server.default = "ok"
     eb1 = tmp_path / "eb1.json"  # one item of the bench fixture: ~30 judge calls instead of ~90
     eb1.write_text(json.dumps(dict(list(json.loads(EB3.read_text(encoding="utf-8")).items())[:1])), encoding="utf-8")
