@@ -255,7 +255,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     p = doc["paper"]
     out.print(f"[bold]{safe(p['title'])}[/]")
     out.print(safe(", ".join(p["authors"][:8]) + (" et al." if len(p["authors"]) > 8 else "")))
-    meta = [str(x) for x in (p["year"], p["journal"], f"doi:{p['doi']}" if p["doi"] else None) if x]
+    doi = f"doi:{p['doi']}" if p["doi"] and p["id"].lower() != f"doi:{p['doi']}".lower() else None  # not twice
+    meta = [str(x) for x in (p["year"], p["journal"], doi) if x]
     out.print("[dim]" + safe(" · ".join([p["id"], p["source"], *meta])) + "[/]")
     summary = read_summary(p["read"], len(doc["sentences"]))
     if summary:

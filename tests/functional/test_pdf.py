@@ -302,7 +302,10 @@ def test_show_json_contract_for_pdf_and_other_formats(papers_dir: Path, capsys: 
     assert main(["show", "no-such-paper", "--json"]) == 2
     assert "no paper" in json.loads(capsys.readouterr().out)["error"]
     assert main(["show", "doi:10.1155/2008/369830"]) == 0
-    assert "8/8 pages" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "8/8 pages" in shown
+    header = next(line for line in shown.splitlines() if line.startswith("doi:10.1155/2008/369830 ·"))
+    assert header.count("10.1155/2008/369830") == 1  # a DOI-keyed paper's header names its DOI once
 
 
 def test_papers_lists_source_and_what_was_dropped(capsys: pytest.CaptureFixture[str],
