@@ -275,17 +275,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
     with _open_library(args, reading=True) as lib:
         stats = lib.stats()
         from evtui import paper_vectors
-        from evtui.embed import cached_coverage, has_table
+        from evtui.embed import cached_coverage
 
         # how far `evtui embed` got: dense / hybrid search and best's dense pool read sentence vectors (headings
         # have none), best's paper channel paper vectors; each counts only once complete
-        if has_table(lib.store.con):
-            sentences = list(cached_coverage(lib))
-        else:  # never embedded (and perhaps read-only beside the app, where the table cannot be made)
-            row = lib.store.con.execute("SELECT count(*) FROM sentences s JOIN papers p ON p.id = s.paper_id"
-                                        " AND p.state = 'ready' WHERE NOT s.is_heading").fetchone()
-            sentences = [0, int(row[0]) if row else 0]
-        stats["embedded"] = {"sentences": sentences, "papers": list(paper_vectors.coverage(lib))}
+        stats["embedded"] = {"sentences": list(cached_coverage(lib)), "papers": list(paper_vectors.coverage(lib))}
         if args.check:
             stats["consistency"] = lib.check_consistency()
     if args.json:

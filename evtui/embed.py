@@ -410,9 +410,13 @@ def prune_embeddings(library: Library, model: str | None = None) -> int:
 
 
 def coverage(library: Library, model: str = MODEL_ID) -> tuple[int, int]:
-    """(sentences with a current embedding, searchable sentences) over the ready papers, headings excluded."""
+    """(sentences with a current embedding, searchable sentences) over the ready papers, headings excluded. A
+    library never embedded has no table to join (and read-only beside the app cannot make one): none embedded."""
     con = library.store.con
-    ensure_table(con)
+    if not has_table(con):
+        r = con.execute("SELECT 0, count(*) FROM sentences s JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"
+                        " WHERE NOT s.is_heading").fetchone()
+        return (0, int(r[1])) if r else (0, 0)
     r = con.execute(
         "SELECT count(e.sentence_id), count(*) FROM sentences s"
         " JOIN papers p ON p.id = s.paper_id AND p.state = 'ready'"
@@ -454,8 +458,8 @@ _COVERAGE: weakref.WeakKeyDictionary[Any, tuple[tuple[object, ...], tuple[int, i
 def library_state(library: Library, model: str = MODEL_ID) -> tuple[object, ...]:
     """A cheap fingerprint of what `coverage` depends on (row counts and the newest ready paper)."""
     con = library.store.con
-    ensure_table(con)
-    n_emb = con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()
+    n_emb = (con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()
+             if has_table(con) else (0,))  # never embedded: nothing to count, and nothing to create (read-only)
     n_sent = con.execute("SELECT count(*) FROM sentences").fetchone()
     papers = con.execute("SELECT count(*), max(added_at) FROM papers WHERE state = 'ready'").fetchone()
     return (n_emb[0] if n_emb else 0, n_sent[0] if n_sent else 0, *(papers or (0, None)))

@@ -185,6 +185,7 @@ class BestRanker:
         paper, section, year_from, year_to = filters.paper, filters.section, filters.year_from, filters.year_to
         notes: list[str] = []
         fresh: dict[str, np.ndarray] = {}  # vectors computed for this search only (a read-only library)
+        full = False  # the whole library embedded (asked only across the library)
         key: tuple[object, ...] | None = None
         papers: list[tuple[str, float]] = []  # the paper channel plays no part within one paper
         if paper is not None:
@@ -245,14 +246,16 @@ class BestRanker:
                     bm25[h.sentence.id] = 0.0  # as a bag-of-words hit: outside the aspect-BM25 pool
             sents = [h.sentence for h in hits]
             titles = {h.sentence.paper_id: h.title for h in hits}
-            sents, titles = self._add_dense(parsed, sents, titles, filters)
+            full = self._fully_embedded()  # once a search: the dense pool and the cached vectors both ask
+            if full:
+                sents, titles = self._add_dense(parsed, sents, titles, filters)
             sizes = lib.store.sentence_counts(list({s.paper_id for s in sents}))
             context = sents
         # Across the library, cached vectors count only once every sentence has one: a partly embedded library
         # (the sentences a dense or hybrid search, a paper-scoped search or an unfinished `embed` stored) would
         # give a dense feature to some candidates and none to others, so the same query would rank differently
         # after unrelated searches. Within a paper every sentence has its vector by now (or none does: a note).
-        vecs = {**_load_vectors(lib, sents), **fresh} if paper is not None or self._fully_embedded() else {}
+        vecs = {**_load_vectors(lib, sents), **fresh} if paper is not None or full else {}
         qv = self._query_vector(dense_text(parsed)) if vecs else None
         dense = {sid: float(v @ qv) for sid, v in vecs.items()} if qv is not None else {}
         runs = _section_runs(context) if paper is not None else {}
@@ -365,8 +368,8 @@ class BestRanker:
 
     def _add_dense(self, parsed: ParsedQuery, sents: list[Sentence], titles: dict[str, str],
                    filters: Filters) -> tuple[list[Sentence], dict[str, str]]:
-        """Add the dense pool when the whole library is embedded (a partial one would bias the pool)."""
-        if not self._fully_embedded() or self._embedder_or_none() is None:
+        """Add the dense pool (asked only when the whole library is embedded: a partial one would bias the pool)."""
+        if self._embedder_or_none() is None:
             return sents, titles
         from evtui.dense import DenseRetriever, titled_sentences
 

@@ -54,10 +54,13 @@ def fit_claim(tok: Any, claim: str) -> str:
     return claim[: enc.offsets[limit - 1][1]]
 
 
-def encode_pairs(tok: Any, claims: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def encode_pairs(tok: Any, claims: Sequence[str], texts: Sequence[str], *,
+                 fitted: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(input_ids, attention_mask, token_type_ids) for (claim, text) pairs, padded to the longest (training uses it
-    too, so the model is trained on exactly what it reads at run time)."""
-    enc = tok.encode_batch([(fit_claim(tok, c), t) for c, t in zip(claims, texts, strict=True)])
+    too, so the model is trained on exactly what it reads at run time). `fitted`: the claims are fit_claim's
+    already (a verifier reads one claim against many sentences, and fits it once)."""
+    fit = {c: c if fitted else fit_claim(tok, c) for c in dict.fromkeys(claims)}  # each distinct claim once
+    enc = tok.encode_batch([(fit[c], t) for c, t in zip(claims, texts, strict=True)])
     n = max(len(e.ids) for e in enc)
     ids = np.zeros((len(enc), n), dtype=np.int64)
     tt = np.zeros_like(ids)
@@ -136,9 +139,10 @@ class Verifier:
 
         return logits
 
-    def _encode(self, claims: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _encode(self, claims: Sequence[str], texts: Sequence[str], *,
+                fitted: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with self._lock:
-            return encode_pairs(self._tok, claims, texts)
+            return encode_pairs(self._tok, claims, texts, fitted=fitted)
 
     def probabilities(self, claim: str, sentences: Sequence[str], prevs: Sequence[str] | None = None) -> np.ndarray:
         """(n, 3) calibrated probabilities, columns supports / refutes / neutral."""
@@ -150,7 +154,9 @@ class Verifier:
         # (evtui/verify/adapter.py), so in a batch a sentence's probabilities would depend on its batch mates and
         # their padding (4.5% of stance decisions on the calibration pairs moved; BENCHMARKS.md "One pair per call").
         # Alone, a sentence gets the same verdict in the judge, `evtui verify` and the app, at no cost in speed.
-        logits = np.concatenate([self._logits(*self._encode([claim], [t])) for t in texts])
+        with self._lock:
+            claim = fit_claim(self._tok, claim)  # once for every sentence read against it
+        logits = np.concatenate([self._logits(*self._encode([claim], [t], fitted=True)) for t in texts])
         z = logits / self.temperature
         e = np.exp(z - z.max(axis=1, keepdims=True))
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
