@@ -23,6 +23,7 @@ import duckdb
 from evtui import __version__
 from evtui.faults import crash_point
 from evtui.library import Library
+from evtui.lockinfo import process_alive, process_started
 
 _DDL = """CREATE TABLE IF NOT EXISTS runs (
     id VARCHAR PRIMARY KEY,
@@ -87,7 +88,7 @@ def _ensure(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _owner() -> str:
-    return json.dumps({"pid": os.getpid(), "host": socket.gethostname()})
+    return json.dumps({"pid": os.getpid(), "started": process_started(os.getpid()), "host": socket.gethostname()})
 
 
 def _runs_live(owner: str | None) -> bool:
@@ -95,18 +96,12 @@ def _runs_live(owner: str | None) -> bool:
     older evtui, or released by a cancelled app sweep) are not; a process on another host is taken to be."""
     try:
         note = json.loads(owner or "")
-        pid, host = int(note["pid"]), note.get("host")
+        pid, host, started = int(note["pid"]), note.get("host"), note.get("started")
     except (ValueError, TypeError, KeyError):
         return False
     if host not in (None, socket.gethostname()):
         return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, owned by another user
-    return True
+    return process_alive(pid, started if isinstance(started, int) else None)
 
 
 def resume_key(dataset: str, task: str, method: str, params: Mapping[str, Any]) -> str:
