@@ -815,7 +815,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     wide = out.width >= WIDE_JUDGE
     table = Table(expand=True, pad_edge=False, show_lines=not wide)
     table.add_column("score", justify="right", width=5)
-    table.add_column("level", width=12)
+    # 14: "correspondence", the longest word of a level's name, whole (at 12 it read "direct corresponde…")
+    table.add_column("level", width=14)
     table.add_column("stance", width=8)
     table.add_column("sentence" if wide else "sentence · why · paper", ratio=3)
     if wide:

@@ -121,6 +121,15 @@ def test_judge_table_prints_the_estimate_first(server: FaultServer, ingested: Pa
     assert "LLM judge" in out.out and "openai/fault-model" in out.out and "primary" in out.out
 
 
+def test_the_top_level_name_is_whole_at_80_columns(server: FaultServer, ingested: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    server.verdict = _by_sentence  # one level-5 verdict: "direct correspondence"
+    assert main(["judge", QUERY, "--k", "4", *_llm(server)]) == 0
+    levels = [x.split("│")[2].strip() for x in capsys.readouterr().out.splitlines() if x.count("│") >= 4]
+    assert "correspondence" in levels and not any("…" in x for x in levels)  # it read "direct corresponde…"
+
+
 def test_max_cost_stops_before_the_limit(server: FaultServer, ingested: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     priced = _llm(server, "openai/gpt-4o-mini")
