@@ -30,6 +30,13 @@ def primary_metric(run: dict[str, Any]) -> tuple[str, float | None]:
     return "", None
 
 
+def metric_scale(name: str) -> float:
+    """The top of a metric's scale: nDCG and the SciFact verification scores (precision, recall, F1) run 0–1,
+    the recalls and aspect recall are stored as percentages."""
+    verification = name.startswith(("abstract_", "sentence_selection"))
+    return 1.0 if name.startswith("ndcg") or name.endswith("_f1") or verification else 100.0
+
+
 def _short_aspect(aspect: str, item_id: str) -> str:
     return aspect[len(item_id) + 1:] if aspect.startswith(item_id + "_") else aspect
 
@@ -197,7 +204,7 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
     for dataset in sorted({d for d, _t, _m in latest}):
         tasks = sorted({t for d, t, _m in latest if d == dataset})
         name, _v = primary_metric(next(r for (d, _t, _m), r in latest.items() if d == dataset))
-        scale = 1.0 if name.startswith("ndcg") else 100.0
+        scale = metric_scale(name)
         out.append(f"{dataset}", style="bold")
         out.append(f" · {name.replace('_', ' ') or 'metric'} (latest run per task and method)\n", style="dim")
         for t in tasks:

@@ -8,6 +8,7 @@ under `EvtuiApp.db_lock`). The UI thread reads through a *second* connection to 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,28 @@ class SharedBasket:
                 return attr(*args, **kwargs)
 
         return call
+
+
+def flow(parts: Sequence[Text], width: int, sep: str | Sequence[str] = " ") -> Text:
+    """`parts` on as few lines of `width` cells as they fit, a line ending only between two parts: Rich wraps at any
+    space, which split an aspect chip ("a8:" | "reduce"), "10 | hit(s)" and "pubtator | 1,500" over two lines. A part
+    wider than a line starts one of its own and wraps inside it. `sep` goes between two parts on one line (a list:
+    the one before each part after the first). `width` 0 (not laid out yet): no breaks."""
+    out = Text()
+    col = 0
+    for i, part in enumerate(parts):
+        w = part.cell_len
+        if i:
+            gap = sep if isinstance(sep, str) else sep[i - 1]
+            if width > 0 and col + len(gap) + w > width:
+                out.append("\n")
+                col = 0
+            else:
+                out.append(gap)
+                col += len(gap)
+        out.append_text(part)
+        col = width if width > 0 and col + w > width else col + w  # a part that wrapped ends its line
+    return out
 
 
 def score_bar(score: float, best: float, width: int = 8) -> Text:

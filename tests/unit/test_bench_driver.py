@@ -136,6 +136,23 @@ def test_reports_chart_and_compare() -> None:
     assert "head to head" in out and "better on 1" in out and "1 tie(s)" in out
 
 
+def test_the_chart_draws_each_metric_on_its_own_scale() -> None:
+    def run(dataset: str, task: str, metrics: dict[str, float]) -> dict[str, object]:
+        return {"id": task, "dataset": dataset, "task": task, "method": "best", "status": "done", "metrics": metrics,
+                "n_items": 1, "n_skipped": 0, "seconds": 1.0}
+
+    runs = [run("scifact:c.jsonl", "verify", {"abstract_label_only_f1": 0.5, "abstract_label_only_precision": 0.5}),
+            run("scifact:c.jsonl", "retrieval", {"ndcg@10": 0.5, "recall@1": 50.0}),
+            run("checkcovid:dev.json", "retrieval", {"sentence_recall@1": 50.0}),
+            run("evidencebench:d.json", "er-10", {"aspect_recall": 50.0})]
+    width = 40
+    for r in runs:
+        bars = [x for x in chart([r], width=width).plain.splitlines() if "best" in x]
+        assert len(bars) == 1
+        filled = sum(x in "█▉▊▋▌▍▎▏" for x in bars[0])
+        assert abs(filled - width / 2) <= 1, (r["task"], bars[0])  # half the bar: SciFact's F1 0.5 was drawn as 0.5%
+
+
 def test_bench_never_imports_the_layers_above_it() -> None:
     """The engine is passed in: evtui.bench imports neither evtui.scale nor the faces."""
     offenders = []

@@ -13,14 +13,14 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Header, Input, ProgressBar, Static
 
 from evtui.library import IngestProgress
 from evtui.models import Paper
 from evtui.sources import read_note, source_label
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import short
+from evtui.tui.data import flow, short
 from evtui.tui.messages import (
     EmbedFinished,
     EmbedProgress,
@@ -89,7 +89,7 @@ class LibraryScreen(EvtuiScreen):
         self.papers: list[Paper] = []  # the listed papers (a collection's, or all), before the find box
         self.infos: dict[str, dict[str, object]] = {}
         self.shown: list[Paper] = []  # ... and those the find box lets through, as the table has them
-        self._stats = Text()
+        self._stats: list[Text] = []  # the totals line's parts (action_reload), laid out to the width by fill_table
         self._laid_out = (-1, "")  # the table width and find text the rows were laid out for
         self._wanted: dict[str, int] = {}  # the widths the columns other than the title would like
 
@@ -100,7 +100,7 @@ class LibraryScreen(EvtuiScreen):
             yield Input(placeholder="file or folder to add (→ completes)", id="add-path",
                         suggester=PathSuggester())
             yield Input(placeholder="find: title or id (f)", id="find")
-        with Horizontal(id="ingest-row"):
+        with Vertical(id="ingest-row"):
             yield ProgressBar(id="ingest-bar", show_eta=True)
             yield Static(id="ingest-text")
         yield PagedTable(id="papers", cursor_type="row", zebra_stripes=True)
@@ -124,16 +124,17 @@ class LibraryScreen(EvtuiScreen):
             self.collection = None
         if self.collection is not None:
             papers = [p for p in papers if self.collection in (infos.get(p.id, {}).get("collections") or [])]
-        formats = ", ".join(f"{k} {v:,}" for k, v in stats["formats"].items())  # type: ignore[attr-defined]
-        coll = ""
+        formats = [f"{k} {v:,}" for k, v in stats["formats"].items()]  # type: ignore[attr-defined]
+        # one part per figure, laid out by fill_table so that a name never ends a line without its count
+        parts = [Text(f"{stats['papers']:,} papers · {stats['sentences']:,} sentences", style="bold")]
+        parts += [Text(f + ("," if i < len(formats) - 1 else ""), style="dim") for i, f in enumerate(formats)] or \
+            [Text("empty: add files or folders below", style="dim")]
         if self.collections:
             n = len(papers)
-            coll = (f"   collection: {self.collection} ({n:,} paper{'s' * (n != 1)}) · z next" if self.collection
-                    else f"   {len(self.collections)} collection(s) · z to list one")
-        self._stats = Text.assemble(
-            (f"{stats['papers']:,} papers · {stats['sentences']:,} sentences", "bold"),
-            (f"   {formats}" if formats else "   empty: add files or folders below", "dim"),
-            (coll, "cyan"))
+            parts.append(Text(f"collection: {self.collection} ({n:,} paper{'s' * (n != 1)}) · z next"
+                              if self.collection else f"{len(self.collections)} collection(s) · z to list one",
+                              style="cyan"))
+        self._stats = parts
         self.papers = papers
         self.infos = infos
         # the other columns as wide as their longest cell over every listed paper (not only the matches: the
@@ -162,12 +163,15 @@ class LibraryScreen(EvtuiScreen):
         self._laid_out = (width, find)
         words = find.lower().split()
         self.shown = [p for p in self.papers if paper_matches(p, words)] if words else list(self.papers)
-        stats = self._stats.copy()
+        parts = list(self._stats)
         if words:
             n = len(self.shown)
-            stats.append(f"   {n:,} of {len(self.papers):,} match “{find.strip()}”" if n else
-                         f"   no paper matches “{find.strip()}” (esc clears)", style="bold yellow")
-        self.query_one("#library-stats", Static).update(stats)
+            parts.append(Text(f"{n:,} of {len(self.papers):,} match “{find.strip()}”" if n else
+                              f"no paper matches “{find.strip()}” (esc clears)", style="bold yellow"))
+        # three spaces between the groups (totals, formats, collection, find), ", " ends each format but the last
+        seps = [" " if i > 1 and p.style == "dim" else "   " for i, p in enumerate(parts[1:], 1)]
+        box = self.query_one("#library-stats", Static)
+        box.update(flow(parts, box.content_region.width or max(20, self.app.size.width - 4), seps))
         current = table.item_at_cursor()
         at = next((i for i, p in enumerate(self.shown) if current is not None and p.id == current.id), None)
         # a paper no longer listed: after a removal (force) the one that took its row, after a find the first

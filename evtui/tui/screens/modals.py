@@ -36,7 +36,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Label(plain(self.title_text), classes="dialog-title")
             body = self.body
-            yield Static(safe_text(body) if isinstance(body, Text) else plain(body), classes="dialog-body")
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(safe_text(body) if isinstance(body, Text) else plain(body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="primary", id="yes")
                 yield Button("Cancel (n)", id="no")

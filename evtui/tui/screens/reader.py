@@ -10,8 +10,9 @@ from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
-from evtui.render import aspect_chips, highlight, plain, safe_text
+from evtui.render import aspect_color, highlight, plain, printable, safe_text
 from evtui.tui.base import EvtuiScreen
+from evtui.tui.data import flow
 from evtui.tui.widgets.keybar import KeyBar
 
 
@@ -98,8 +99,12 @@ class ReaderScreen(EvtuiScreen):
         meta = " · ".join(x for x in (authors, p.journal or "", str(p.year or ""), p.id) if x)
         out.append(meta + "\n", style="italic dim")
         if self.parsed is not None:
-            out.append_text(aspect_chips(self.parsed.aspects))
-            out.append(f"   {len(self.hits)} hit(s) · n next · p previous", style="dim")
+            # each chip and the hit count whole on its line ("10 | hit(s)" was split at 80 columns)
+            head = self.query_one("#reader-head", Static)
+            parts = [Text(f" {a.id}: {printable(a.label, oneline=True)} ", style=f"bold black on {aspect_color(i)}")
+                     for i, a in enumerate(self.parsed.aspects)]
+            parts.append(Text(f" {len(self.hits)} hit(s) · n next · p previous", style="dim"))
+            out.append_text(flow(parts, head.content_region.width or max(20, self.app.size.width - 4), sep="  "))
         else:
             out.append(f"{len(self.sentences)} sentences", style="dim")
         self.query_one("#reader-head", Static).update(safe_text(out))
@@ -147,6 +152,14 @@ class ReaderScreen(EvtuiScreen):
             out.append(f"  {s.section_title or s.section_kind} · sentence {s.position}", style="dim")
         out.append(f"  · {len(self.selected)} selected", style="dim")
         self.query_one("#reader-status", Static).update(safe_text(out))
+
+    def on_resize(self) -> None:
+        self.render_head()  # the chips' lines follow the width
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("next_hit", "previous_hit"):  # opened without a query (from the Library): no hits to visit
+            return self.parsed is not None
+        return True
 
     def on_option_list_option_highlighted(self) -> None:
         self.show_status()

@@ -38,6 +38,7 @@ MAX_K = 1000  # ... and fetches more, doubling, when the cursor reaches the last
 DETAIL_DELAY = 0.06  # seconds the cursor rests before the detail pane follows it
 NARROW = 110  # below this width the detail pane hides until `d` (the sentence column keeps 40+ columns)
 STANCE_CYCLE: tuple[str | None, ...] = (None, "supports", "refutes", "neutral")
+NOTES_LINES = 3  # rows of the notes line at most (app.tcss #notes); longer ones end "… (all in the side pane: d)"
 AUTO_CHUNK = 8  # the automatic local judge posts its verdicts this many at a time (a new search cancels it)
 
 
@@ -112,6 +113,8 @@ class SearchScreen(EvtuiScreen):
         self.group_heads: set[str] = set()  # sentence ids that open a paper's group
         self.honest_notes: list[str] = []
         self.search_notes = ""  # the last search's notes, as the notes line shows them
+        self.notes_text = ""  # everything the notes line says, and whether it had to cut it (the side pane has it)
+        self.notes_cut = False
         self.judge_failure: str | None = None  # why the automatic judge gave these rows no verdicts
         self.generation = 0  # counts fresh searches: a worker of an earlier one reports nothing to this one
         self._more = False  # the running search fetches more rows of the shown query
@@ -169,8 +172,28 @@ class SearchScreen(EvtuiScreen):
         if self.stance is not None and self.result is not None and self.kept and not self.rows:
             parts.append(f"no judged result is {self.stance} (v shows the next stance)")
         box = self.query_one("#notes", Static)
-        box.update(Text("; ".join(parts), style="yellow"))
+        self.notes_text = "; ".join(parts)
+        box.update(self.fit_notes(self.notes_text, box.size.width or max(20, self.app.size.width - 4)))
         box.display = bool(parts)
+
+    def fit_notes(self, notes: str, width: int) -> Text:
+        """The notes as the notes line shows them: whole when they wrap to NOTES_LINES rows, else cut between two
+        words with a pointer to the side pane, which has them all (its height used to cut them mid-phrase, so that
+        "mentioned only in part: “Vitamin" ended the line)."""
+        self.notes_cut = False
+        text = Text(notes, style="yellow")
+        lines = text.wrap(self.app.console, width)
+        if len(lines) <= NOTES_LINES:
+            return text
+        self.notes_cut = True
+        more = " … (all in the side pane: d)"
+        words = " ".join(line.plain.strip() for line in lines[:NOTES_LINES]).split(" ")
+        while words and len(Text(" ".join(words) + more).wrap(self.app.console, width)) > NOTES_LINES:
+            words.pop()
+        # back to the end of the last clause a few words back, rather than leave "… risk”; 9 …"
+        end = next((i for i in range(len(words) - 1, max(-1, len(words) - 8), -1) if words[i].endswith((";", ","))),
+                   len(words) - 1)
+        return Text(" ".join(words[:end + 1]).rstrip(";,:") + more, style="yellow")
 
     # -- the library -------------------------------------------------------------------------------
     def library_ready(self, note: str) -> None:
@@ -497,10 +520,12 @@ class SearchScreen(EvtuiScreen):
     def paper_head(self, paper_id: str, title: str, width: int) -> Text:
         counts, best = self.paper_verdict(paper_id)
         n = sum(1 for e in self.kept if e.sentence.paper_id == paper_id)
+        verdict = f"  {n} hit(s) · ▲{counts['supports']} ▼{counts['refutes']} ●{counts['neutral']}" + \
+            (f" · best {best}" if best is not None else "")
         out = Text("▌ ", style="bold cyan")
-        out.append(short(title or paper_id, max(10, width - 30)), style="bold cyan")
-        verdict = f"  {n} hit(s) · ▲{counts['supports']} ▼{counts['refutes']} ●{counts['neutral']}"
-        out.append(verdict + (f" · best {best}" if best is not None else ""), style="dim")
+        # the title gives up what the verdict needs: at 80 columns a fixed cut left "best" and its score on two lines
+        out.append(short(title or paper_id, max(10, width - 2 - len(verdict))), style="bold cyan")
+        out.append(verdict, style="dim")
         return out
 
     def update_verdicts(self) -> None:
@@ -749,6 +774,9 @@ class SearchScreen(EvtuiScreen):
             out.append_text(judge_lines(j))
         elif e.sentence.id in self.judge_pending:
             out.append("\njudge: waiting for the verdict…\n", style="dim")
+        if self.notes_cut:  # the notes line could not hold them all
+            out.append("\nsearch notes\n", style="bold")
+            out.append(self.notes_text + "\n", style="yellow")
         self.query_one(TextPane).show(out)
 
     # -- actions -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from evtui.errors import EvtuiError
 from evtui.judge.claims import CLAIM_PAPERS
 from evtui.render import safe_text
 from evtui.tui.base import EvtuiScreen
@@ -21,6 +22,7 @@ from evtui.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from evtui.judge.claims import ClaimVerdict
+    from evtui.models import ParsedQuery
 
 _LABEL = {"SUPPORT": ("▲ supports", "bold green"), "CONTRADICT": ("▼ refutes", "bold red"),
           "NEI": ("● no evidence", "dim")}
@@ -38,7 +40,8 @@ class VerdictsScreen(EvtuiScreen):
 
     FAILURE_TIMEOUT = None
     BINDINGS = [
-        Binding("enter", "open_paper", "Open paper", id="verdicts.open"),
+        # priority: the list's own enter (select) came first, so enter did nothing and the key bar never showed it
+        Binding("enter", "open_paper", "Open paper", priority=True, id="verdicts.open"),
         Binding("j", "cursor_down", "Down", show=False, id="verdicts.down"),
         Binding("k", "cursor_up", "Up", show=False, id="verdicts.up"),
         Binding("escape", "close", "Back", id="verdicts.back"),
@@ -115,10 +118,16 @@ class VerdictsScreen(EvtuiScreen):
     def cursor_list(self) -> OptionList:
         return self.query_one(OptionList)
 
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_open_paper()  # a click on a paper opens it, as enter does
+
     def action_open_paper(self) -> None:
         ol = self.query_one(OptionList)
-        if self.verdict is None or ol.highlighted is None:
+        if self.verdict is None or not self.verdict.papers:
             return
+        if ol.highlighted is None:
+            ol.highlighted = 0  # nothing highlighted yet (the list was just filled): the first paper
         option = ol.get_option_at_index(ol.highlighted)
         if option.id is None:
             return
@@ -126,7 +135,18 @@ class VerdictsScreen(EvtuiScreen):
         from evtui.tui.screens.reader import ReaderScreen
 
         focus = p.rationales[0].sentence_id if p.rationales else None
-        self.app.push_screen(ReaderScreen(p.paper_id, None, "verify", [], focus=focus))
+        self.app.push_screen(ReaderScreen(p.paper_id, self.parsed_claim(), "verify", [], focus=focus))
+
+    def parsed_claim(self) -> ParsedQuery | None:
+        """The claim's aspects, so that the reader lights them up and n/p move between the sentences that cover
+        the most of them (None: the reader shows the paper plain)."""
+        searcher = self.evtui.searcher
+        if searcher is None:
+            return None
+        try:
+            return searcher.parse(self.claim)
+        except EvtuiError:
+            return None
 
     def action_close(self) -> None:
         self.app.pop_screen()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from evtui.models import Aspect
 from evtui.render import aspect_color
+from evtui.tui.data import flow
 
 
 class AspectBar(Widget, can_focus=True):
@@ -62,22 +65,33 @@ class AspectBar(Widget, can_focus=True):
         self.note = note
         self.refresh(layout=True)
 
+    HINTS = ("  ←/→ pick · enter edit · d drop · a add", "  ←/→ pick")  # the longest that fits is shown
+
     def render(self) -> Text:
-        out = Text(no_wrap=False)
+        return self.chip_text(self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # measured on the lines chip_text lays out for this width (Textual's cache may hold the last width's)
+        return len(self.chip_text(width).wrap(self.app.console, width)) if width else 0
+
+    def chip_text(self, width: int) -> Text:
+        """The chips, each whole on its line (a long query's chips no longer break "a8:" from "reduce"), and, when
+        focused, the key hint where it fits whole on the last line (the key bar has the keys too)."""
         if not self.aspects:
-            out.append(self.note or "aspects appear here as you type", style="dim")
-            return out
-        if self.edited:
-            out.append("edited ", style="bold yellow")
+            return Text(self.note or "aspects appear here as you type", style="dim")
+        chips: list[Text] = []
         for i, a in enumerate(self.aspects):
-            if i:
-                out.append(" ")
             style = f"bold black on {aspect_color(i)}"
             if self.has_focus and i == self.cursor:
                 style += " underline reverse"
-            out.append(f" {a.id}: {a.label} ", style=style)
+            chips.append(Text(f" {a.id}: {a.label} ", style=style))
+        if self.edited:
+            chips[0] = Text.assemble(("edited ", "bold yellow"), chips[0])
+        out = flow(chips, width)
         if self.has_focus:
-            out.append("  ←/→ pick · enter edit · d drop · a add", style="dim")
+            last = out.plain.rsplit("\n", 1)[-1]
+            hint = next((h for h in self.HINTS if not width or cell_len(last) + len(h) <= width), "")
+            out.append(hint, style="dim")
         return out
 
     def watch_cursor(self) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import (
     Header,
     Input,
     Label,
+    OptionList,
     ProgressBar,
     Select,
     SelectionList,
@@ -189,8 +190,9 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
         self.schedule_cost()
         self.set_interval(1.0, self.show_time_left)
 
-    def cursor_list(self) -> DataTable[Any] | None:
-        return self.focused if isinstance(self.focused, DataTable) else None
+    def cursor_list(self) -> DataTable[Any] | OptionList | None:
+        # the task and method checklists are OptionLists: j/k move in them as in the tables
+        return self.focused if isinstance(self.focused, (DataTable, OptionList)) else None
 
     # the list each tab's keys act on: it takes the focus when its tab is shown
     TAB_LISTS: ClassVar[dict[str, str]] = {"sweep": "#sweep-results", "runs": "#runs-table", "items": "#items-table"}

@@ -323,6 +323,9 @@ class SweepTab(BenchTab):
             self._drill_lock.release()
         self.cancel_event.clear()
         self._waiting, self._failed = None, ()
+        # the table lists this sweep's runs (the Runs tab keeps every one): rows of the last sweep read as this one's
+        self.query_one("#sweep-results", DataTable).clear()
+        self.query_one("#sweep-legend", Static).display = False  # shown again by a run of this sweep that needs it
         self.running = True
         self.sweep_started = time.monotonic()
         self.query_one("#cancel", Button).disabled = False
