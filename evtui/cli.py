@@ -59,19 +59,25 @@ def _progress(label: str, enabled: bool) -> Iterator[Callable[..., None] | None]
         yield update
 
 
-def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool = False) -> Any:
-    """The library; `reading` verbs open it read-only beside the app (or a read-only data home) when they
-    must (evtui/access.py), writers get the "in use by" message."""
-    from evtui.access import open_reader
+def _config(args: argparse.Namespace) -> Any:
     from evtui.config import load_config
-    from evtui.demo import ensure_demo
-    from evtui.library import Library
 
     cfg = load_config()
     if getattr(args, "home", None):
         from pathlib import Path
 
         cfg.home = Path(args.home).expanduser()
+    return cfg
+
+
+def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool = False) -> Any:
+    """The library; `reading` verbs open it read-only beside the app (or a read-only data home) when they
+    must (evtui/access.py), writers get the "in use by" message."""
+    from evtui.access import open_reader
+    from evtui.demo import ensure_demo
+    from evtui.library import Library
+
+    cfg = _config(args)
     if reading:
         lib, note = open_reader(cfg)
         if note and not getattr(args, "json", False):
@@ -385,38 +391,103 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+APP_TAKES = 15.0  # seconds `evtui select` waits for the open app to take its rows (it looks every second)
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     """Add the top hits of a search to the selection basket (the headless twin of space in the app)."""
+    from evtui.errors import LibraryLockedError
     from evtui.export import Basket
-    from evtui.search import Searcher
+    from evtui.lockinfo import shares_reads
 
-    with _open_library(args) as lib:
+    try:
+        lib = _open_library(args)
+    except LibraryLockedError:
+        if not shares_reads(_config(args).home):
+            raise
+        return _select_through_app(args)  # the app owns the writes while it is open: it adds them
+    with lib:
         basket = Basket(lib)
         if args.clear:
             basket.clear()
         added: list[str] = []
         judged, why_not = 0, ""
         if args.query:
-            request = search_request(args, lib)
-            searcher = Searcher(lib)
-            res = searcher.run(request)
-            fresh = []
-            for e in res.evidence:
-                if e.sentence.id not in basket.ids():
-                    basket.add(e, res.query, res.method)
-                    added.append(e.sentence.id)
-                    fresh.append(e)
+            res, fresh, searcher = _fresh_hits(args, lib, set(basket.ids()))
+            for e in fresh:
+                basket.add(e, res.query, res.method)
+                added.append(e.sentence.id)
             if fresh and not args.no_judge:
-                # As the app does for the rows on screen: the offline judge's verdicts, cached, so `export`
-                # writes each sentence with its verdict instead of "not judged".
-                from evtui.judge import judge_evidence, make_judge
-
-                try:
-                    judge = make_judge(lib, "local", None, None, searcher=searcher)
-                    judged = sum(j.status == "ok" for j in judge_evidence(lib, res.query, fresh, judge=judge))
-                except Exception as exc:  # noqa: BLE001  the selection is kept; only the verdicts are missing
-                    why_not = str(exc) if isinstance(exc, EvtuiError) else f"the local judge failed: {exc}"
+                judged, why_not = _judge_fresh(lib, res, fresh, searcher, sink=None)
         ids = basket.ids()
+    return _selected(args, added, ids, judged, why_not)
+
+
+def _fresh_hits(args: argparse.Namespace, lib: Library, selected: set[str]) -> tuple[Any, list[Any], Any]:
+    """The search's result, its hits not yet selected, and the Searcher (the judge shares its ranker)."""
+    from evtui.search import Searcher
+
+    searcher = Searcher(lib)
+    res = searcher.run(search_request(args, lib))
+    return res, [e for e in res.evidence if e.sentence.id not in selected], searcher
+
+
+def _judge_fresh(lib: Library, res: Any, fresh: list[Any], searcher: Any,
+                 sink: Callable[[str, list[list[Any]]], None] | None) -> tuple[int, str]:
+    """As the app does for the rows on screen: the offline judge's verdicts, cached (or handed to `sink`), so
+    `export` writes each sentence with its verdict instead of "not judged"."""
+    from evtui.judge import judge_evidence, make_judge
+
+    try:
+        judge = make_judge(lib, "local", None, None, searcher=searcher)
+        return sum(j.status == "ok" for j in judge_evidence(lib, res.query, fresh, judge=judge, sink=sink)), ""
+    except Exception as exc:  # noqa: BLE001  the selection is kept; only the verdicts are missing
+        return 0, str(exc) if isinstance(exc, EvtuiError) else f"the local judge failed: {exc}"
+
+
+def _select_through_app(args: argparse.Namespace) -> int:
+    """`select` while the app is open: search and judge read-only beside it, then hand the rows to the app,
+    which writes them (evtui/inbox.py). The app's selection, its ✓ marks and its Export screen follow at once."""
+    from evtui import inbox
+    from evtui.export import Basket
+    from evtui.lockinfo import describe
+
+    home = _config(args).home
+    rows: list[dict[str, Any]] = []
+    verdict_rows: list[list[Any]] = []
+    judged, why_not = 0, ""
+    with _open_library(args, reading=True) as lib:
+        selected = set() if args.clear else set(_selection_ids(lib))
+        if args.query:
+            res, fresh, searcher = _fresh_hits(args, lib, selected)
+            rows = [Basket.row(e, res.query, res.method) for e in fresh]
+            if fresh and not args.no_judge:
+                judged, why_not = _judge_fresh(lib, res, fresh, searcher,
+                                               sink=lambda _table, r: verdict_rows.extend(r))
+    # the reader is closed: the app's switch to read-write waits for every other connection to go
+    rid = inbox.post(home, {"kind": "select", "clear": bool(args.clear), "rows": rows, "judgments": verdict_rows})
+    reply = inbox.await_answer(home, rid, APP_TAKES)
+    if reply is None:
+        raise EvtuiError(f"{describe(home).split(';')[0]}, which did not take the selection within "
+                         f"{APP_TAKES:g} s (still loading?); nothing was added: try again, or press space on "
+                         "the rows in the app")
+    if reply.get("error"):
+        raise EvtuiError(f"the open app could not add the selection: {reply['error']}")
+    if not args.json:
+        err.print("[dim]added through the open app (it holds the library)[/]")
+    return _selected(args, list(reply.get("added") or []), list(reply.get("selection") or []), judged, why_not)
+
+
+def _selection_ids(lib: Library) -> list[str]:
+    from evtui.export import Basket
+
+    try:
+        return Basket(lib).ids()
+    except EvtuiError:
+        return []  # a read-only library that never had a selection
+
+
+def _selected(args: argparse.Namespace, added: list[str], ids: list[str], judged: int, why_not: str) -> int:
     if args.json:
         _emit_json({"added": added, "selection": ids, "judged": judged,
                     **({"judge_error": why_not} if why_not else {})})

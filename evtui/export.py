@@ -114,12 +114,23 @@ class Basket:
         return [r[0] for r in self.con.execute("SELECT sentence_id FROM selections ORDER BY position").fetchall()]
 
     def add(self, evidence: Evidence, query: ParsedQuery, method: str) -> None:
+        self.add_row(self.row(evidence, query, method))
+
+    @staticmethod
+    def row(evidence: Evidence, query: ParsedQuery, method: str) -> dict[str, Any]:
+        """What the selection stores of one hit, as plain JSON values (a CLI beside the app hands these to it)."""
+        return {"sentence_id": evidence.sentence.id, "query": query.text, "mode": query.mode,
+                "aspects": json.dumps([a.to_json() for a in query.aspects]),
+                "highlights": json.dumps([h.to_json() for h in evidence.highlights]), "method": method,
+                "score": evidence.score}
+
+    def add_row(self, row: dict[str, Any]) -> None:
         nxt = self.con.execute("SELECT coalesce(max(position), -1) + 1 FROM selections").fetchone()[0]
         self.con.execute(
             "INSERT OR REPLACE INTO selections (sentence_id, position, query, mode, aspects, highlights, method, score)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [evidence.sentence.id, nxt, query.text, query.mode, json.dumps([a.to_json() for a in query.aspects]),
-             json.dumps([h.to_json() for h in evidence.highlights]), method, evidence.score],
+            [str(row["sentence_id"]), nxt, str(row["query"]), str(row["mode"]), str(row["aspects"]),
+             str(row["highlights"]), str(row["method"]), float(row["score"])],
         )
 
     def remove(self, sentence_id: str) -> None:

@@ -21,6 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from evtui import inbox
 from evtui.access import prepare_tables
 from evtui.config import Config, load_config
 from evtui.export import Basket
@@ -30,13 +31,15 @@ from evtui.search import Searcher, SearchResult
 from evtui.tui.base import failure_text
 from evtui.tui.commands import EvtuiCommands
 from evtui.tui.data import LibraryView, SharedBasket
-from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady
+from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady, SelectionArrived
 from evtui.tui.screens.loading import LoadingScreen
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
 from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
 from evtui.tui.state import UiState
 from evtui.tui.widgets import AspectBar, RowTable
+
+INBOX_POLL = 1.0  # seconds between looks for a CLI's request (a directory listing)
 
 
 def _screen_class(mode: str) -> type[Screen[Any]]:
@@ -87,6 +90,7 @@ class EvtuiApp(App[None]):
         self.ui_state = UiState(self.config.home)  # export options, query history
         self._local_judge: Any = None
         self._judge_lock = threading.Lock()
+        self._inbox_lock = threading.Lock()  # one inbox pass at a time: a request is written once
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
 
@@ -177,6 +181,7 @@ class EvtuiApp(App[None]):
             return
         self.searcher = Searcher(msg.library)
         self.status_note = msg.note
+        self.set_interval(INBOX_POLL, self.check_inbox)  # `evtui select` in another terminal hands rows to us
         if isinstance(self.screen, LoadingScreen):
             self.pop_screen()
         search = self.search_screen()
@@ -193,6 +198,59 @@ class EvtuiApp(App[None]):
         if isinstance(self.screen, LoadingScreen):
             self.screen.failed(msg.reason)
         self.notify(msg.reason, title="Library", severity="error", timeout=15)
+
+    # -- requests from the CLI beside the app (evtui/inbox.py) --------------------------------------
+    def check_inbox(self) -> None:
+        if self.library is not None and self.basket is not None and inbox.pending(self.config.home):
+            self.apply_inbox()
+
+    @work(thread=True, exclusive=False, group="inbox")
+    def apply_inbox(self) -> None:
+        """Write what `evtui select` found and judged (it cannot write while we hold the library): the rows into
+        the selection, their verdicts into the cache, in one switch to read-write; then answer it."""
+        from evtui.judge.cache import JudgmentCache
+
+        with self._inbox_lock:
+            home, library, basket = self.config.home, self.library, self.basket
+            if library is None or basket is None:
+                return
+            for rid, request in inbox.take(home):
+                if request is None or request.get("kind") != "select":
+                    inbox.answer(home, rid, {"error": "the app did not understand the request (another version?)"})
+                    continue
+                try:
+                    with library.rw(wait=5.0):
+                        if request.get("clear"):
+                            basket.clear()
+                        have, added = set(basket.ids()), []
+                        for row in request.get("rows") or []:
+                            if row["sentence_id"] not in have:
+                                basket.add_row(row)
+                                have.add(row["sentence_id"])
+                                added.append(row["sentence_id"])
+                        with self.db_lock:
+                            JudgmentCache(library.store.con).insert_rows(request.get("judgments") or [])
+                        ids = basket.ids()
+                except Exception as exc:  # noqa: BLE001 - the CLI says why; the app carries on
+                    inbox.answer(home, rid, {"error": failure_text(exc)})
+                    self.post_message(SelectionArrived(0, False, failure_text(exc)))
+                    continue
+                inbox.answer(home, rid, {"added": added, "selection": ids})
+                self.post_message(SelectionArrived(len(added), bool(request.get("clear"))))
+
+    def on_selection_arrived(self, msg: SelectionArrived) -> None:
+        if msg.error:
+            self.notify(f"evtui select could not add its rows: {msg.error}", title="Selection", severity="error")
+            return
+        search = self.search_screen()
+        if search is not None:
+            search.refresh_selection_marks()
+        export = self.mode_screen("export")
+        if export is not None and export is self.screen:
+            export.reload()  # type: ignore[attr-defined]
+        cleared = "selection cleared; " if msg.cleared else ""
+        self.notify(f"{cleared}{msg.added} sentence(s) added by evtui select · {len(self.selected_ids())} selected",
+                    title="Selection", timeout=4)
 
     def on_library_changed(self, _msg: LibraryChanged) -> None:
         search = self.search_screen()

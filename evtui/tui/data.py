@@ -74,7 +74,7 @@ class SharedBasket:
     """The Basket for the app: reads under the gate, each change inside Library.rw() (DuckDB is read-only
     between writes, so a CLI beside the app can read the library)."""
 
-    WRITES = frozenset({"add", "remove", "toggle", "move", "clear"})
+    WRITES = frozenset({"add", "add_row", "remove", "toggle", "move", "clear"})
 
     def __init__(self, basket: Basket, library: Library, gate: threading.RLock) -> None:
         self._basket = basket

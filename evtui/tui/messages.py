@@ -45,6 +45,16 @@ class LibraryChanged(Message):
     """Papers were added or removed: lists and suggestions refresh."""
 
 
+class SelectionArrived(Message):
+    """`evtui select` beside the app handed it rows, now in the selection (evtui/inbox.py)."""
+
+    def __init__(self, added: int, cleared: bool, error: str | None = None) -> None:
+        super().__init__()
+        self.added = added
+        self.cleared = cleared
+        self.error = error
+
+
 class SearchDone(Message):
     def __init__(self, result: SearchResult, seconds: float, keep_row: int = 0) -> None:
         super().__init__()
