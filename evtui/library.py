@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evtui.backend import SearchBackend, open_backend
 from evtui.checksum import sha256_file
@@ -31,6 +31,9 @@ from evtui.faults import batch_sentences, crash_point
 from evtui.lockinfo import claim, describe, release
 from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
 from evtui.store import Store
+
+if TYPE_CHECKING:
+    from evtui.ingest.zotero import ZoteroRun
 
 # DuckDB's memory limit while ingesting (the configured db_memory when that is lower): appends need no cache of
 # what they wrote, and an ingest's resident memory must not grow with the library (evtui/store.py memory_capped).
@@ -73,8 +76,9 @@ def title_key(title: str) -> str | None:
 
 
 def from_reference(info: Mapping[str, object]) -> bool:
-    """Read through a reference manager's entry (.bib / RIS / CSL-JSON, Zotero): metadata from the user's records."""
-    return "entry" in info or "zotero_key" in info
+    """Read through a reference manager's entry (.bib / RIS / CSL-JSON, Zotero): metadata from the user's records.
+    A PDF kept in Zotero without a parent item is not: its parent, made later, is the better record of the file."""
+    return "entry" in info or ("zotero_key" in info and not info.get("zotero_standalone"))
 
 
 def has_full_text(info: Mapping[str, object]) -> bool:
@@ -100,6 +104,17 @@ def _inside(path: str, folder: str) -> bool:
         return Path(path).is_relative_to(folder)
     except (TypeError, ValueError):
         return False
+
+
+def _in_run(run: ZoteroRun, path: Path, fmt: str, report: IngestReport) -> Iterator[ParsedPaper | IngestError]:
+    """A zotero.sqlite's papers read inside `run` (evtui/ingest/zotero.py: ZoteroRun), its skipped items counted as
+    unchanged once it is read."""
+    from evtui.ingest import iter_papers
+    from evtui.ingest.zotero import zotero_run
+
+    with zotero_run(run):
+        yield from iter_papers(path, fmt)
+    report.unchanged += run.skipped
 
 
 def content_hash(p: ParsedPaper) -> str:
@@ -574,7 +589,8 @@ class Library:
             if on_progress:
                 on_progress(progress)
             try:
-                for item in iter_papers(path, fmt):
+                zotero = self._zotero_run(path, fmt)
+                for item in iter_papers(path, fmt) if zotero is None else _in_run(zotero, path, fmt, report):
                     if isinstance(item, IngestError):
                         report.errors.append(item)
                         continue
@@ -607,6 +623,15 @@ class Library:
         self._abbrev = None
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _zotero_run(self, path: Path, fmt: str) -> ZoteroRun | None:
+        """For a zotero.sqlite met among the paths (`evtui ingest ~/Zotero`) with no run set by the caller: a run
+        that skips the items whose stored version is unchanged, as `ingest --zotero` does (their PDFs unread)."""
+        from evtui.ingest.zotero import ZoteroRun, active_run, known_versions
+
+        if path.name.lower() != "zotero.sqlite" or fmt not in ("auto", "", None, "zotero") or active_run() is not None:
+            return None
+        return ZoteroRun(known_versions=known_versions(self._writes().paper_infos()))
 
     def _record_pdf_digests(self) -> None:
         """A library from before `file_sha256`: the sha256 of each stored paper's PDF that is still on disk, so that
@@ -646,10 +671,13 @@ class Library:
                 report.notes.append(f"{paper.source_path}: the full text of {other} (same {key[0].upper()} "
                                     f"{key[1]}), stored as {paper.id}; the metadata-only entry is removed")
                 return None
-            if key[0] in ("file", "pdf") and from_reference(paper.info) and not from_reference(info):
+            # the same file (whichever key matched first: a PDF's DOI is listed before its file)
+            same_file = any(k[0] in ("file", "pdf") and (found.get(k) == other or held.get(k, ("",))[0] == other)
+                            for k in keys)
+            if same_file and from_reference(paper.info) and not from_reference(info):
                 stubs.append(other)
                 report.notes.append(f"{paper.source_path}: read through its reference entry as {paper.id}, which "
-                                    f"replaces {other} (the same {'file' if key[0] == 'file' else 'PDF'} read bare)")
+                                    f"replaces {other} (the same {'PDF' if key[0] == 'pdf' else 'file'} read bare)")
                 return None
             if paper.source_format == "jats" and key[0] in ("doi", "pmcid", "pmid"):
                 if fmt is None:

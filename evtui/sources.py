@@ -82,7 +82,7 @@ def ingest_zotero(lib: Any, folder: str | None, collection: str | None,
     """Ingest a Zotero library (evtui/ingest/zotero.py): items whose stored version is unchanged are skipped
     without reading their PDFs, and counted as unchanged."""
     from evtui.errors import IngestError
-    from evtui.ingest.zotero import ZoteroRun, find_database, zotero_run
+    from evtui.ingest.zotero import ZoteroRun, find_database, known_versions, zotero_run
     from evtui.library import IngestReport
 
     try:
@@ -91,8 +91,7 @@ def ingest_zotero(lib: Any, folder: str | None, collection: str | None,
         report = IngestReport()
         report.errors.append(exc)
         return report
-    known = {pid: str(info.get("zotero_version")) for pid, info in lib.store.paper_infos().items()
-             if pid.startswith("zotero:") and info.get("zotero_version") is not None}
+    known = known_versions(lib.store.paper_infos())
     with zotero_run(ZoteroRun(collection=collection, known_versions=known)) as run:
         report = lib.ingest([Path(db)], fmt="zotero", on_progress=on_progress)
     report.unchanged += run.skipped

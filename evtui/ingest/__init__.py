@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from evtui.errors import IngestError
-from evtui.ingest.reader import MAX_FILE_BYTES, open_capped
+from evtui.ingest.reader import MAX_FILE_BYTES, MAX_PAPER_SENTENCES, open_capped
 from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -22,20 +22,19 @@ FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", 
                             "bibtex", "ris", "csl-json", "zotero")
 # Binary formats: never through the text checks (the loader checks them itself).
 _BINARY_FORMATS = frozenset({"pdf", "zotero"})
-_DOC_PREFIXES = ("readme", "license", "licence", "source", "changelog")
+# A folder's own documentation, by whole name ("README.md", "SOURCE.md", "LICENSE-MIT"), never by prefix: a paper
+# saved as "Source apportionment of PM2.5.pdf" or "licensed_nurses.txt" is a paper.
+_DOC_NAMES = frozenset({"readme", "license", "licence", "copying", "changelog", "changes", "source", "sources",
+                        "notice", "contributing"})
+_DOC_SUFFIXED = re.compile(r"(readme|licen[cs]e|copying)-[a-z0-9-]+(\.(md|txt|rst))?")
 _SNIFF = 64 * 1024
 # A sentence longer than this is cut into pieces at ingest (with a note), a title cut short: real sentences are
 # well under 5,000 characters, and no search should pay for a megabyte "sentence".
 MAX_SENTENCE_CHARS = 20_000
 MAX_TITLE_CHARS = 2_000
-# A paper has a few thousand sentences, a book some tens of thousands; a 100 MB text of a million "sentences" is
-# no paper, and storing, indexing and searching it whole cost gigabytes.
-MAX_PAPER_SENTENCES = 100_000
 # Longer ids are refused: Tantivy silently drops a raw term over 64 KiB, and a paper whose id is not indexed
 # could never be deleted from the index again.
 MAX_ID_CHARS = 1000
-_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
-         (b"\xfe\xff", "UTF-16"))
 # The reason given when a loader fails in a way it did not foresee (a bug to report, not a bad file).
 INTERNAL_ERROR = "internal error while reading this file"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -55,11 +54,18 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
-            for f in sorted(p.rglob("*"), key=_reading_order):
+            found = sorted(p.rglob("*"), key=_reading_order)
+            # A Zotero data folder inside: its zotero.sqlite reads the PDFs in storage/ with their records; the
+            # rest is Zotero's own (backups, translators, styles, snapshots), and a PDF read bare as well would be
+            # parsed twice.
+            zotero = {f.parent for f in found if f.name.lower() == "zotero.sqlite" and f.is_file()}
+            for f in found:
                 rel = f.relative_to(p)
                 if any(part.startswith(".") for part in rel.parts) or not f.is_file():
                     continue
-                if f.name.lower().startswith(_DOC_PREFIXES):
+                if zotero and f.name.lower() != "zotero.sqlite" and any(d in zotero for d in f.parents):
+                    continue
+                if _is_documentation(f.name):
                     errors.append(IngestError(str(f), "skipped: documentation file, not a paper"))
                     continue
                 files.append(f)
@@ -72,9 +78,14 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]
     return files, errors
 
 
-def _open_bytes(path: Path) -> io.BufferedReader:
-    """The file's bytes, gunzipped for a .gz, capped in total (evtui/ingest/reader.py)."""
-    return open_capped(path)
+def _is_documentation(name: str) -> bool:
+    low = name.lower()
+    return low.split(".")[0] in _DOC_NAMES or _DOC_SUFFIXED.fullmatch(low) is not None
+
+
+def _open_bytes(path: Path, *, transcode: bool = True) -> io.BufferedReader:
+    """The file's bytes, gunzipped for a .gz, UTF-16/32 text as UTF-8, capped in total (evtui/ingest/reader.py)."""
+    return open_capped(path, transcode=transcode)
 
 
 def _head(path: Path) -> bytes:
@@ -83,6 +94,17 @@ def _head(path: Path) -> bytes:
             return fh.read(_SNIFF)
     except _READ_ERRORS as exc:
         raise IngestError(str(path), f"cannot read: {exc}") from exc
+
+
+def _utf16_without_bom(head: bytes) -> bool:
+    """Mostly-ASCII UTF-16 whose byte-order mark is missing: every other byte a NUL, the rest not."""
+    sample = head[:4096]
+    if len(sample) < 8:
+        return False
+    for zeros, chars in ((sample[1::2], sample[0::2]), (sample[0::2], sample[1::2])):
+        if zeros.count(0) >= 0.9 * len(zeros) and chars.count(0) <= 0.1 * len(chars):
+            return True
+    return False
 
 
 def _looks_binary(head: bytes) -> bool:
@@ -105,10 +127,9 @@ def _precheck(path: Path) -> bytes:
         raise IngestError(str(path), "empty file")
     if size > MAX_FILE_BYTES:
         raise IngestError(str(path), f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES // 2**20} MiB limit")
-    head = _head(path)
-    for bom, name in _BOMS:
-        if head.startswith(bom):
-            raise IngestError(str(path), f"{name} text: re-save the file as UTF-8")
+    head = _head(path)  # UTF-16/32 with a byte-order mark arrives here as UTF-8 (evtui/ingest/reader.py)
+    if _utf16_without_bom(head):
+        raise IngestError(str(path), "UTF-16 text without a byte-order mark: re-save the file as UTF-8")
     if not head.strip():
         raise IngestError(str(path), "empty file")
     if _looks_binary(head):
@@ -122,7 +143,7 @@ def _binary_format(path: Path) -> str | None:
     if name == "zotero.sqlite":
         return "zotero"
     try:
-        with _open_bytes(path) as fh:
+        with _open_bytes(path, transcode=False) as fh:
             start = fh.read(1024)
     except _READ_ERRORS:
         return None

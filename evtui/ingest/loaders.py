@@ -13,6 +13,7 @@ from typing import Any
 from lxml import etree
 
 from evtui.errors import IngestError
+from evtui.ingest.reader import MAX_PAPER_SENTENCES
 from evtui.ingest.reader import decode as _decode
 from evtui.ingest.reader import open_capped as _open
 from evtui.ingest.reader import read_bytes as _read_bytes
@@ -502,20 +503,110 @@ _KNOWN = re.compile(r"^(abstract|introduction|background|methods?|materials and 
 _BLANK_LINES = re.compile(r"\n[ \t\r\f\v]*\n[ \t\r\f\v\n]*")
 
 
+# A plain-text paper's header lines ("Title: ...", "Authors: ...") or Markdown front matter ("title: ..."):
+# metadata, not text. Only these keys, so a first sentence such as "Background: ..." stays text.
+_FRONT_KEY = re.compile(r"^\s*(title|authors?|year|date|doi|journal|pmid|source|url|keywords)\s*:\s*(.*)$", re.I)
+_FRONT_FENCE = ("---", "...")
+_FRONT_MAX_LINES = 60
+
+
+def _front_matter(lines: list[str]) -> tuple[dict[str, Any], int]:
+    """The metadata a text file opens with and the index of its first body line: YAML-style front matter
+    between "---" fences, or "Key: value" header lines (title, authors, year, DOI, journal) before the text.
+    ({}, 0) when it opens with neither."""
+    start = next((i for i, line in enumerate(lines[:_FRONT_MAX_LINES]) if line.strip()), 0)
+    fenced = start < len(lines) and lines[start].strip() == "---"
+    raw: dict[str, str] = {}
+    last = ""
+    i = start + 1 if fenced else start
+    while i < len(lines) and i < start + _FRONT_MAX_LINES:
+        line = lines[i]
+        if fenced and line.strip() in _FRONT_FENCE:
+            i += 1
+            break
+        m = _FRONT_KEY.match(line)
+        if m:
+            last = m.group(1).lower()
+            raw[last] = m.group(2).strip()
+        elif fenced and last and line.strip().startswith("- "):  # a YAML list item: one more author
+            item = re.sub(r"^name\s*:\s*", "", line.strip()[2:].strip())  # "- name: A. Smith" (pandoc)
+            raw[last] = "; ".join(x for x in (raw[last], item) if x)
+        elif fenced:
+            last = ""  # another key of the front matter (tags, lang ...): not evtui's
+        else:
+            break
+        i += 1
+    else:
+        if fenced:  # no closing fence: not front matter after all
+            return {}, 0
+    if not raw or not fenced and not raw.get("title"):
+        return {}, 0
+    meta: dict[str, Any] = {"title": _ws(raw.get("title", "").strip("\"'"))}
+    names = raw.get("authors") or raw.get("author") or ""
+    names = names.strip("[]")
+    parts = re.split(r"\s*;\s*", names) if ";" in names else re.split(r"\s*,\s*|\s+and\s+", names)
+    meta["authors"] = [_ws(a.strip("\"'")) for a in parts if a.strip("\"' ")]
+    year = re.search(r"\b(1[5-9]\d\d|20\d\d)\b", raw.get("year") or raw.get("date") or "")
+    meta["year"] = int(year.group(1)) if year else None
+    doi = re.search(r"10\.\d{4,9}/\S+", raw.get("doi", ""))
+    meta["doi"] = doi.group(0).rstrip(".,;") if doi else None
+    meta["journal"] = _ws(raw.get("journal", "").strip("\"'")) or None
+    pmid = raw.get("pmid", "").strip()
+    meta["pmid"] = pmid if pmid.isdigit() else None
+    return meta, i
+
+
+_FUNCTION_WORDS = frozenset("a an and the of in on for to with by from or at as is are was were that".split())
+
+
+def _title_line(lines: list[str], sents: list[ParsedSentence]) -> None:
+    """A file that opens with its title on a line of its own, the authors or affiliations on the next ones (text
+    copied from a PDF): the first line is the title, not the start of a paragraph that runs into the author list.
+    Hard-wrapped prose is left alone (a line ending in punctuation or a function word, a next line in lower case)."""
+    i = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if i is None or i + 1 >= len(lines):
+        return
+    first, nxt = lines[i].strip(), lines[i + 1].strip()
+    words = first.split()
+    if not nxt or _MD_HEADING.match(first) or set(nxt) <= {"=", "-"} or _KNOWN.match(first.rstrip(":")):
+        return  # a one-line paragraph, a heading: the loop below takes it as the title
+    if len(words) > 30 or first[-1] in ".!?,;:-" or words[-1].lower() in _FUNCTION_WORDS:
+        return
+    if not (nxt[0].isupper() or nxt[0].isdigit()):
+        return
+    sents.append(ParsedSentence(first, "Title", "title"))
+    lines[i] = ""
+
+
 def load_text(path: Path) -> Result:
     data = _read_bytes(path)
-    # A run of blank lines is one paragraph break: a newline bomb would be a Python loop turn per line.
-    text = _BLANK_LINES.sub("\n\n", _decode(path, data, lenient=True))
     digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
+    # A run of blank lines is one paragraph break: a newline bomb would be a Python loop turn per line. Each
+    # earlier form of the text is let go as soon as the next exists (a 500 MB file held three times over).
+    text = _decode(path, data, lenient=True)
+    del data
+    text = _BLANK_LINES.sub("\n\n", text)
     lines = text.splitlines()
-    title = ""
-    sents: list[ParsedSentence] = []
+    del text
+    meta, body = _front_matter(lines)
+    title = meta.get("title") or ""
+    sents: list[ParsedSentence] = _title_sentence(title)
+    if body:
+        lines = lines[body:]
+    elif lines:
+        _title_line(lines, sents)
+        title = sents[0].text if sents else ""
     sec_title, kind = "", "other"
     para: list[str] = []
+    over = 0  # sentences past MAX_PAPER_SENTENCES: counted, never held (a 500 MB text made millions of objects)
 
     def flush() -> None:
+        nonlocal over
         if para:
-            sents.extend(ParsedSentence(s, sec_title, kind) for s in split_sentences(" ".join(para)))
+            found = split_sentences(" ".join(para))
+            room = max(0, MAX_PAPER_SENTENCES - len(sents))
+            sents.extend(ParsedSentence(s, sec_title, kind) for s in found[:room])
+            over += len(found) - len(found[:room])
             para.clear()
 
     for i, line in enumerate(lines):
@@ -552,8 +643,15 @@ def load_text(path: Path) -> Result:
         sents[0] = ParsedSentence(sents[0].text, "Title", "title")
     if not sents:
         raise IngestError(str(path), "no text found")
-    yield ParsedPaper(id=f"file:{path.name.split('.')[0]}-{digest}", title=title, sentences=sents,
-                      source_path=str(path))
+    pid = f"file:{path.name.split('.')[0]}-{digest}"
+    notes: list[str] = []
+    if over or len(sents) > MAX_PAPER_SENTENCES:
+        over += max(0, len(sents) - MAX_PAPER_SENTENCES)
+        del sents[MAX_PAPER_SENTENCES:]
+        notes.append(f"paper {pid}: only its first {MAX_PAPER_SENTENCES:,} of {len(sents) + over:,} sentences kept")
+    yield ParsedPaper(id=pid, title=title, sentences=sents, authors=meta.get("authors") or [], year=meta.get("year"),
+                      journal=meta.get("journal"), doi=meta.get("doi"), pmid=meta.get("pmid"), source_path=str(path),
+                      notes=notes)
 
 
 LOADERS: dict[str, Callable[[Path], Result]] = {

@@ -83,7 +83,7 @@ def _open_document(path: Path) -> Any:
         # The shared capped reader (its error names the file), a MiB at a time: read(cap + 1) would allocate the
         # whole cap up front.
         chunks: list[bytes] = []
-        with open_capped(path, MAX_PDF_BYTES) as fh:
+        with open_capped(path, MAX_PDF_BYTES, transcode=False) as fh:
             while chunk := fh.read(1 << 20):
                 chunks.append(chunk)
         data = b"".join(chunks)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -53,8 +53,9 @@ def _ws(s: str) -> str:
 
 
 # -- BibTeX --------------------------------------------------------------------------------------------------------
-def _bib_value(s: str, i: int) -> tuple[str, int]:
-    """A field value at s[i:]: {braced}, "quoted" or a bare word/number, with # concatenation."""
+def _bib_value(s: str, i: int, macros: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """A field value at s[i:]: {braced}, "quoted" or a bare word/number (an @string name or a month: its text),
+    with # concatenation."""
     parts: list[str] = []
     n = len(s)
     while i < n:
@@ -81,7 +82,8 @@ def _bib_value(s: str, i: int) -> tuple[str, int]:
             i = j + 1
         else:
             m = _BARE.match(s, i)  # at a position, never on a slice: a slice copies the rest of a huge file
-            parts.append(m.group(0) if m else "")
+            word = m.group(0) if m else ""
+            parts.append((macros or _MONTHS).get(word.lower(), word))
             i = m.end() if m else i + 1
         while i < n and s[i] in " \t\r\n":
             i += 1
@@ -92,6 +94,18 @@ def _bib_value(s: str, i: int) -> tuple[str, int]:
     return "".join(parts), i
 
 
+_MONTHS = {m: m.capitalize() for m in ("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+# Letters LaTeX writes as commands ({\O}stergaard, Gro{\ss}), and the Greek of titles ($\alpha$-helix).
+_LATEX_LETTERS = {"O": "Ø", "o": "ø", "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
+                  "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "textmu": "µ", "textendash": "–", "textemdash": "—",
+                  "textdegree": "°", "pm": "±", "times": "×", "leq": "≤", "geq": "≥", "le": "≤", "ge": "≥",
+                  "sim": "~", "textbackslash": "\\"}
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
+          "phi chi psi omega").split()
+_LATEX_LETTERS.update({name: chr(0x3B1 + i + (1 if i >= 17 else 0)) for i, name in enumerate(_GREEK)})
+_LATEX_LETTERS.update({name.capitalize(): chr(0x391 + i + (1 if i >= 17 else 0)) for i, name in enumerate(_GREEK)})
+_LATEX_LETTERS.update({"varepsilon": "ε", "vartheta": "ϑ", "varphi": "φ", "varsigma": "ς"})
+_LATEX_COMMAND = re.compile(r"\\([a-zA-Z]+)(?:\{\}|\s*)")
 _LATEX_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "c": "\u0327",
                   "v": "\u030c", "=": "\u0304", ".": "\u0307", "u": "\u0306", "H": "\u030b"}
 
@@ -99,18 +113,36 @@ _LATEX_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~
 def _delatex(s: str) -> str:
     import unicodedata
 
-    s = re.sub(r"\\([`'^\"~=.])\{?([A-Za-z])\}?", lambda m: m.group(2) + _LATEX_ACCENTS[m.group(1)], s)
-    s = re.sub(r"\\([cvuH])\{([A-Za-z])\}", lambda m: m.group(2) + _LATEX_ACCENTS[m.group(1)], s)
-    s = s.replace("\\&", "&").replace("\\%", "%").replace("\\_", "_").replace("--", "–").replace("~", " ")
-    s = re.sub(r"\\[a-zA-Z]+\s*", "", s)
+    s = re.sub(r"\\[ij]\b\s*", lambda m: m.group(0)[1], s) if re.search(r"\\[`'^\"~=.cvuH]\s*\{?\s*\\[ij]", s) else s
+    s = re.sub(r"\\([`'^\"~=.])\s*\{?([A-Za-z])\}?", lambda m: m.group(2) + _LATEX_ACCENTS[m.group(1)], s)
+    s = re.sub(r"\\([cvuH])(?:\{([A-Za-z])\}|\s+([A-Za-z]))",
+               lambda m: (m.group(2) or m.group(3)) + _LATEX_ACCENTS[m.group(1)], s)
+    s = s.replace("\\$", "\x00").replace("\\&", "&").replace("\\%", "%").replace("\\_", "_").replace("\\#", "#")
+    s = s.replace("---", "—").replace("--", "–").replace("~", " ")
+    # commands before the math shifts go: "$\beta$ and" keeps its space
+    s = _LATEX_COMMAND.sub(lambda m: _LATEX_LETTERS.get(m.group(1), ""), s)
+    s = s.replace("$", "").replace("\x00", "$")  # an escaped \$ stays a dollar
     return _ws(unicodedata.normalize("NFC", s.replace("{", "").replace("}", "")))
 
 
+# A field whose value runs into the next field's name: the value's closing brace or quote is missing.
+_RUN_ON = re.compile(r"[,\n]\s*(?:author|title|year|journal|booktitle|doi|file|volume|pages|number|abstract|"
+                     r"publisher|url|editor|month|keywords|note|issn|isbn)\s*=\s*[{\"\d]", re.I)
+
+
 def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
-    """(entry type, citation key, fields lower-cased) for each entry; @string/@comment/@preamble skipped."""
+    """(entry type, citation key, fields lower-cased) for each entry; @comment/@preamble skipped, @string
+    abbreviations expanded where later entries use them. An entry whose braces do not balance gets a field
+    "__error__" saying where (its value swallowed the fields after it)."""
+    macros = dict(_MONTHS)
     for m in re.finditer(r"@\s*([A-Za-z]+)\s*([{(])", text):
         typ = m.group(1).lower()
-        if typ in ("string", "comment", "preamble"):
+        if typ == "string":
+            sm = _FIELD.match(text, m.end())
+            if sm:
+                macros[sm.group(1).lower()] = _bib_value(text, sm.end(), macros)[0]
+            continue
+        if typ in ("comment", "preamble"):
             continue
         i = m.end()
         km = _KEY.match(text, i)
@@ -125,8 +157,14 @@ def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
             if not fm:
                 break
             i = fm.end()
-            value, i = _bib_value(text, i)
-            fields[fm.group(1).lower()] = value
+            start = i
+            value, i = _bib_value(text, i, macros)
+            name = fm.group(1).lower()
+            fields[name] = value
+            if text[start:start + 1] in "{\"" and _RUN_ON.search(value) and "__error__" not in fields:
+                line = text.count("\n", 0, start) + 1
+                fields["__error__"] = (f"line {line}: the value of {name} has no closing "
+                                       f"{'brace' if text[start] == '{' else 'quote'} (it runs into the next field)")
             while i < n and text[i] in " \t\r\n":
                 i += 1
             if i < n and text[i] == ",":
@@ -137,31 +175,41 @@ def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
 
 
 def _bib_files(value: str, base: Path) -> list[Path]:
-    """The PDFs a `file` field names. JabRef: "Description:path:Type" (";"-separated, "\\:" escaped);
-    Zotero/Better BibTeX: plain paths separated by ";"."""
+    """The PDFs a `file` field names, ";"-separated, ":" and ";" escaped with a backslash in JabRef's form. Each is
+    "Description:path:Type" (JabRef, Zotero's export), "path:mime" (some Zotero exports) or a plain path (Better
+    BibTeX); the path itself may hold colons ("C:\\...", "Smith 2020 - Aspirin: a review.pdf"), so every reading
+    is tried and the first that names an existing PDF wins (else the first that names a PDF at all)."""
     out: list[Path] = []
     for part in re.split(r"(?<!\\);", value):
         part = part.strip()
         if not part:
             continue
         fields = re.split(r"(?<!\\):", part)
-        if len(fields) >= 3:  # JabRef
-            cand = ":".join(fields[1:-1]) if not fields[1] else fields[1]
-            if re.fullmatch(r"[A-Za-z]", fields[1]) and len(fields) >= 4:  # a Windows drive letter
-                cand = fields[1] + ":" + fields[2]
-        else:
-            cand = part
-        cand = cand.replace("\\:", ":").replace("\\;", ";").replace("\\\\", "\\")
-        p = Path(cand).expanduser()
-        out.append(p if p.is_absolute() else base / p)
-    return [p for p in out if p.name.lower().endswith((".pdf", ".pdf.gz"))]
+        readings = [":".join(fields[1:-1]), ":".join(fields[:-1]), ":".join(fields[1:]), part]
+        paths = []
+        for cand in readings:
+            cand = cand.strip().replace("\\:", ":").replace("\\;", ";").replace("\\\\", "\\")
+            if cand.lower().endswith((".pdf", ".pdf.gz")):
+                p = Path(cand).expanduser()
+                paths.append(p if p.is_absolute() else base / p)
+        if paths:
+            out.append(next((p for p in paths if p.is_file()), paths[0]))
+    return out
 
 
 def load_bibtex(path: Path) -> Result:
     text = _decode(path, _read_bytes(path), lenient=True)
     n = 0
+    seen: set[str] = set()
     for typ, key, f in parse_bibtex(text):
         n += 1
+        if "__error__" in f:
+            yield IngestError(str(path), f"entry {key}: {f['__error__']}; fix the .bib and ingest it again")
+            continue
+        if key and key in seen:
+            yield IngestError(str(path), f"entry {key}: a second entry with this key; only the first is read")
+            continue
+        seen.add(key)
         authors = [_delatex(_name_first(a)) for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
         year_m = re.search(r"\d{4}", f.get("year", "") or f.get("date", ""))
         meta = {
@@ -195,11 +243,15 @@ def load_ris(path: Path) -> Result:
     text = _decode(path, _read_bytes(path), lenient=True)
     rec: dict[str, list[str]] = {}
     n = 0
+    last = ""
     for line in text.splitlines():
         m = re.match(r"^([A-Z][A-Z0-9])  -\s?(.*)$", line)
         if not m:
+            if last in rec and line.strip():  # a long title or abstract wrapped onto the next lines (EndNote)
+                rec[last][-1] = f"{rec[last][-1]} {line.strip()}".strip()
             continue
         tag, value = m.group(1), m.group(2).strip()
+        last = tag
         if tag == "ER":
             if rec:
                 n += 1
@@ -250,6 +302,9 @@ def load_csl_json(path: Path) -> Result:
                 authors.append(_ws(f"{a.get('given', '')} {a.get('family', '')}") or str(a.get("literal", "")))
         parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
         year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
+        if year is None and isinstance(item.get("issued"), dict):  # {"raw": "2020-03"} / {"literal": "Spring 2020"}
+            raw = re.search(r"\b\d{4}\b", str(item["issued"].get("raw") or item["issued"].get("literal") or ""))
+            year = raw.group(0) if raw else None
         files = [Path(str(f)).expanduser() for f in (item.get("file") if isinstance(item.get("file"), list)
                                                      else [item["file"]] if isinstance(item.get("file"), str) else [])]
         meta = {

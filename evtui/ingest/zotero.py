@@ -13,10 +13,12 @@ unchanged is not read again (its PDF is not even parsed) and is counted in `skip
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
 import tempfile
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +31,10 @@ from evtui.models import ParsedPaper, ParsedSentence
 
 Result = Iterator["ParsedPaper | IngestError"]
 _SKIP_TYPES = ("attachment", "note", "annotation")
+_ATTACHMENT_TITLES = frozenset({"full text pdf", "pdf", "full text", "submitted version", "accepted version",
+                                 "preprint pdf", "published version"})
+_STANDALONE_PDFS = ("SELECT itemID FROM itemAttachments WHERE parentItemID IS NULL"
+                    " AND (contentType = 'application/pdf' OR lower(path) LIKE '%.pdf')")
 
 
 @dataclass
@@ -41,6 +47,18 @@ class ZoteroRun:
 
 
 _RUN: ContextVar[ZoteroRun | None] = ContextVar("evtui_zotero_run", default=None)
+
+
+def active_run() -> ZoteroRun | None:
+    """The ZoteroRun this ingest set, if any (`evtui ingest --zotero` sets one; a zotero.sqlite met in a folder
+    gets one from the library, so that it too skips unchanged items)."""
+    return _RUN.get()
+
+
+def known_versions(infos: dict[str, dict[str, object]]) -> dict[str, str]:
+    """paper id -> stored Zotero version, from the library's paper infos."""
+    return {pid: str(info.get("zotero_version")) for pid, info in infos.items()
+            if pid.startswith("zotero:") and info.get("zotero_version") is not None}
 
 
 @contextmanager
@@ -94,7 +112,11 @@ def load_zotero(path: Path) -> Result:
             creators = _creators(con)
             colls = _collections_of(con)
             pdfs = _attachments(con, db.parent)
+            standalone = {int(r[0]) for r in con.execute(_STANDALONE_PDFS)}
         except sqlite3.DatabaseError as exc:
+            if "malformed" in str(exc):  # copied while Zotero was writing it: a later copy reads
+                raise IngestError(str(db), f"the copy of the Zotero database could not be read ({exc}): Zotero may "
+                                           "have been writing it; try again, or close Zotero first") from exc
             raise IngestError(str(db), f"not a Zotero database ({exc})") from exc
     from evtui.ingest.pdf_worker import parse
 
@@ -108,6 +130,8 @@ def load_zotero(path: Path) -> Result:
             run.skipped += 1
             continue
         title = " ".join((f.get("title") or "").split())
+        if item_id in standalone and (title.lower().endswith(".pdf") or title.lower() in _ATTACHMENT_TITLES):
+            title = ""  # a file name, or Zotero's "Full Text PDF": the PDF's own title is better
         year_m = re.search(r"\d{4}", f.get("date", ""))
         pmid_m = re.search(r"PMID:\s*(\d+)", f.get("extra", ""))
         doi_m = re.search(r"10\.\d{4,9}/\S+", f.get("DOI", ""))
@@ -116,6 +140,8 @@ def load_zotero(path: Path) -> Result:
                 "journal": f.get("publicationTitle") or f.get("proceedingsTitle") or None}
         info: dict[str, object] = {"zotero_key": key, "zotero_version": version,
                                    "collections": colls.get(item_id, [])}
+        if item_id in standalone:
+            info["zotero_standalone"] = True  # a bare PDF: a parent item made for it later is the better record
         paper: ParsedPaper | None = None
         problem = ""
         if pdf is not None:
@@ -128,10 +154,11 @@ def load_zotero(path: Path) -> Result:
                     paper.sentences[0] = ParsedSentence(title, "Title", "title")
                 paper.source_path = str(pdf)
         elif pdfs.get(item_id):
-            problem = f"PDF not found: {pdfs[item_id][0]}"
+            problem = _not_found(pdfs[item_id][0])
         if paper is None:
-            if not title:
-                yield IngestError(str(db), f"item {key}: no title and no readable PDF")
+            if item_id in standalone or not title:
+                what = "PDF without a parent item" if item_id in standalone else "item"
+                yield IngestError(str(db), f"{what} {key}: {problem or 'no title and no readable PDF'}")
                 continue
             sents = [ParsedSentence(title, "Title", "title")]
             sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(f.get("abstractNote", "")))
@@ -154,22 +181,31 @@ def load_zotero(path: Path) -> Result:
 
 
 def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tuple[int, str, int, str]]:
-    sql = ("SELECT i.itemID, i.key, i.libraryID, i.dateModified FROM items i JOIN itemTypes t USING (itemTypeID)"
-           f" WHERE t.typeName NOT IN ({', '.join('?' * len(_SKIP_TYPES))})"
-           " AND i.itemID NOT IN (SELECT itemID FROM deletedItems)")
-    params: list[object] = list(_SKIP_TYPES)
+    # A PDF dropped into Zotero without a parent item is a paper too (Zotero's metadata lookup often finds none).
+    standalone = {int(r[0]) for r in con.execute(_STANDALONE_PDFS)}
+    sql = ("SELECT i.itemID, i.key, i.libraryID, i.dateModified, t.typeName FROM items i"
+           " JOIN itemTypes t USING (itemTypeID) WHERE i.itemID NOT IN (SELECT itemID FROM deletedItems)")
+    params: list[object] = []
     if collection is not None:
-        ids = [r[0] for r in con.execute("SELECT collectionID FROM collections WHERE collectionName = ? COLLATE NOCASE",
-                                         [collection])]
+        # Compared in Python: SQLite's NOCASE folds ASCII only ("thèse" missed "THÈSE"), and a name typed on one
+        # system may be composed differently from the one Zotero stored (NFC vs NFD "è").
+        rows = [(int(r[0]), str(r[1] or "")) for r in con.execute("SELECT collectionID, collectionName FROM collections")]
+        want = _fold(collection)
+        ids = [cid for cid, name in rows if _fold(name) == want]
         if not ids:
-            names = sorted(r[0] for r in con.execute("SELECT collectionName FROM collections"))
+            names = sorted(name for _cid, name in rows)
             raise IngestError(str(db), f"no collection named {collection!r} (there are: {', '.join(names[:20]) or 'none'})")
         sql += (" AND i.itemID IN (WITH RECURSIVE sub(id) AS (SELECT collectionID FROM collections WHERE"
                 f" collectionID IN ({', '.join('?' * len(ids))}) UNION SELECT c.collectionID FROM collections c JOIN sub"
                 " ON c.parentCollectionID = sub.id) SELECT itemID FROM collectionItems WHERE collectionID IN"
                 " (SELECT id FROM sub))")
         params.extend(ids)
-    return [(int(r[0]), str(r[1]), int(r[2] or 1), str(r[3])) for r in con.execute(sql + " ORDER BY i.itemID", params)]
+    return [(int(r[0]), str(r[1]), int(r[2] or 1), str(r[3])) for r in con.execute(sql + " ORDER BY i.itemID", params)
+            if r[4] not in _SKIP_TYPES or int(r[0]) in standalone]
+
+
+def _fold(name: str) -> str:
+    return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
 
 
 def _fields(con: sqlite3.Connection) -> dict[int, dict[str, str]]:
@@ -206,18 +242,71 @@ def _collections_of(con: sqlite3.Connection) -> dict[int, list[str]]:
 def _attachments(con: sqlite3.Connection, base: Path) -> dict[int, list[Path]]:
     """parent item -> its PDF attachments' paths (stored files under storage/KEY/, linked files as they are)."""
     out: dict[int, list[Path]] = {}
+    linked_base: Path | None = None
     for parent, key, path, ctype in con.execute(
-            "SELECT a.parentItemID, i.key, a.path, a.contentType FROM itemAttachments a JOIN items i USING (itemID)"
-            " WHERE a.parentItemID IS NOT NULL AND a.itemID NOT IN (SELECT itemID FROM deletedItems)"
-            " ORDER BY a.itemID"):
+            "SELECT coalesce(a.parentItemID, a.itemID), i.key, a.path, a.contentType"
+            " FROM itemAttachments a JOIN items i USING (itemID)"
+            " WHERE a.itemID NOT IN (SELECT itemID FROM deletedItems) ORDER BY a.itemID"):
         p = str(path or "")
         if ctype != "application/pdf" and not p.lower().endswith(".pdf"):
             continue
         if p.startswith("storage:"):
             f = base / "storage" / str(key) / p.removeprefix("storage:")
         elif p.startswith("attachments:"):
-            continue  # relative to a "linked attachment base directory" set in Zotero's prefs, not in the DB
+            # relative to the "linked attachment base directory", a setting in Zotero's profile, not in the DB
+            if linked_base is None:
+                linked_base = _linked_attachment_base(base) or Path()
+            rel = p.removeprefix("attachments:")
+            f = linked_base / rel if linked_base != Path() else Path(p)
         else:
             f = Path(p)
         out.setdefault(int(parent), []).append(f)
     return out
+
+
+def _not_found(pdf: Path) -> str:
+    if str(pdf).startswith("attachments:"):
+        return (f"PDF linked relative to Zotero's base directory ({pdf}), which was not found in a Zotero profile "
+                "(Zotero > Settings > Advanced > Files and Folders > Linked Attachment Base Directory)")
+    return f"PDF not found: {pdf}"
+
+
+_PREF = re.compile(r'user_pref\("extensions\.zotero\.(baseAttachmentPath|dataDir)",\s*"((?:[^"\\]|\\.)*)"\)')
+
+
+def _profiles() -> list[Path]:
+    """prefs.js of every Zotero profile in the standard places (Linux, macOS, Windows)."""
+    home = Path.home()
+    roots = [home / ".zotero" / "zotero", home / "Library" / "Application Support" / "Zotero" / "Profiles"]
+    if appdata := os.environ.get("APPDATA"):
+        roots.append(Path(appdata) / "Zotero" / "Zotero" / "Profiles")
+    found: list[Path] = []
+    for root in roots:
+        try:
+            found.extend(sorted(root.glob("*/prefs.js")))
+        except OSError:
+            continue
+    return found
+
+
+def _linked_attachment_base(data_dir: Path) -> Path | None:
+    """The linked attachment base directory of the Zotero profile whose data folder is `data_dir` (a profile
+    without a dataDir setting uses ~/Zotero), from its prefs.js; None when no profile says."""
+    target = _resolved(data_dir)
+    for prefs in _profiles():
+        try:
+            text = prefs.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        pref = {m.group(1): re.sub(r"\\(.)", r"\1", m.group(2)) for m in _PREF.finditer(text)}  # JS string escapes
+        data = Path(pref["dataDir"]).expanduser() if pref.get("dataDir") else Path.home() / "Zotero"
+        if pref.get("baseAttachmentPath") and _resolved(data) == target:
+            return Path(pref["baseAttachmentPath"]).expanduser()
+    return None
+
+
+def _resolved(p: Path) -> Path:
+    try:
+        return p.resolve()
+    except OSError:
+        return p
