@@ -23,7 +23,15 @@ from importlib import resources
 
 from evtui.methods import is_semantic
 from evtui.models import Aspect, Evidence
-from evtui.query.terms import FILLER, PART_RE, RELATION_FAMILIES, STOPWORDS, TOKEN_RE, stem
+from evtui.query.terms import (
+    FILLER,
+    PART_RE,
+    RELATION_FAMILIES,
+    STOPWORDS,
+    TOKEN_RE,
+    is_capital_stopword,
+    stem,
+)
 
 # Relation words ("reduce", "risk", "associated") say how, not what: a row holding only those is no mention.
 _RELATION_STEMS = frozenset(stem(w) for family in RELATION_FAMILIES.values() for w in family)
@@ -72,8 +80,8 @@ def content_words(aspect: Aspect) -> list[frozenset[str]]:
     names = [aspect.label] + [t for t in aspect.terms if squash(t) != squash(aspect.label)]
     for name in names if aspect.terms else []:
         units = frozenset(u for tok in TOKEN_RE.findall(name)
-                          if tok.lower() not in STOPWORDS and tok.lower() not in FILLER and not tok.isdigit()
-                          and (u := unit(tok)) not in _RELATION_STEMS)
+                          if (tok.lower() not in STOPWORDS or is_capital_stopword(tok)) and tok.lower() not in FILLER
+                          and not tok.isdigit() and (u := _unit_of(tok)) not in _RELATION_STEMS)
         if units and units not in out:
             out.append(units)
     return out
@@ -86,9 +94,15 @@ def generic_words() -> frozenset[str]:
     return frozenset(w for w in text.split("\n") if w and not w.startswith("#"))
 
 
+def _unit_of(token: str) -> str:
+    """`unit`, but a stopword in capitals (ALL, acute lymphoblastic leukaemia; NO) stays as written: "all" in a
+    sentence is no mention of ALL."""
+    return token if is_capital_stopword(token) else unit(token)
+
+
 def _units(text: str) -> set[str]:
     """The text's units, as `content_words` makes them, and each hyphen part's stem (caspase-11 -> caspas, 11)."""
-    return {unit(t) for t in TOKEN_RE.findall(text)} | {stem(p.lower()) for p in PART_RE.findall(text)}
+    return {_unit_of(t) for t in TOKEN_RE.findall(text)} | {stem(p.lower()) for p in PART_RE.findall(text)}
 
 
 def _found(have: set[str], terms: Sequence[frozenset[str]], generic: frozenset[str]) -> int:

@@ -16,6 +16,7 @@ from evtui.library import Library
 from evtui.methods import DEFAULT_METHOD, draw, search_methods
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence
 from evtui.query import Matcher, compile_matcher, parse_query
+from evtui.query.parse import CommonWordsOnly
 from evtui.querytree import Node, must
 from evtui.request import Filters, SearchRequest
 from evtui.store import Store
@@ -169,7 +170,10 @@ class Searcher:
             raise QueryError(f"unknown method {method!r}; choose one of: {', '.join(search_methods())}")
         request.check()
         k, filters, query = request.k, request.filters, request.query
-        parsed = query if isinstance(query, ParsedQuery) else self.parse(query, request.mode)
+        try:
+            parsed = query if isinstance(query, ParsedQuery) else self.parse(query, request.mode)
+        except CommonWordsOnly as exc:  # "the of and": no sentence is evidence for it, and the note says why
+            return SearchResult(query=exc.parsed, method=method, evidence=[], notes=list(exc.parsed.notes))
         index = self.library.index
         # `best` scores with the query its ranker was trained on; the BM25 methods with the faster one.
         text_query, notes = build_query(index, parsed, fast=method not in ("best", "evidential"))

@@ -121,6 +121,19 @@ def relabel(p: PaperVerdict, th_support: float, th_refute: float) -> PaperVerdic
                         p.scored)
 
 
+def _verifier_text(searcher: Searcher, claim: str) -> str:
+    """What the verifier reads for `claim`: a triplet's parts in order (as the local judge and `evidential` read
+    it, so one sentence gets one stance in `search`, `judge` and `verify`), anything else exactly as given."""
+    from evtui.errors import QueryError
+    from evtui.query import verifier_claim
+
+    try:
+        parsed = searcher.parse(claim)
+    except QueryError:
+        return claim
+    return verifier_claim(parsed) if parsed.mode == "triplet" else claim
+
+
 # How many best-matching papers a claim is verified against, by default: the CLI and the app ask the same, so one
 # claim gets one summary wherever it is asked.
 CLAIM_PAPERS = 5
@@ -145,6 +158,7 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
         chosen = list(hits_by_paper)[:papers]
     else:
         chosen = list(paper_ids)
+    said = _verifier_text(searcher, claim)  # a triplet as the claim the local judge reads too
     out: list[PaperVerdict] = []
     for pid in chosen:
         sents = [s for s in library.store.sentences(pid) if not s.is_heading]
@@ -163,7 +177,7 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
             keep = set(own[:PER_PAPER]) | set(hits_by_paper.get(pid, []))
             body = [s for s in body if s.position in keep and s.section_kind not in BACKGROUND_KINDS]
         prevs = [by_pos[s.position - 1].text if s.position - 1 in by_pos else "" for s in body]
-        probs = verifier.probabilities(claim, [s.text for s in body], prevs)
+        probs = verifier.probabilities(said, [s.text for s in body], prevs)
         th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])
         label, conf = paper_label(probs, th_s, th_r)
         title = (p.title if (p := library.store.paper(pid)) else "")

@@ -18,16 +18,18 @@ from evtui.honest import in_part
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
+from evtui.query import verifier_claim
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.request import Filters
-from evtui.verify.cues import explain, non_significant, second_hand
+from evtui.verify.cues import explain, non_significant, null_claim, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-5"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-6"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
 # dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
-# concepts mentioned in part are named)
+# concepts mentioned in part are named; 6: a non-significant result supports no claim of an effect, a significant
+# result beside a non-significant one is not capped, and a triplet is read as one claim whichever way it is written)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 
 
@@ -67,7 +69,7 @@ class LocalJudge:
     def _stances(self, query: ParsedQuery, evidence: list[Evidence]) -> list[StanceProbs]:
         """The verifier over every sentence (one pair per call), each with its previous sentence as context."""
         prevs = self.library.store.previous_texts([e.sentence.id for e in evidence])
-        return self.verifier.verify(query.text, [e.sentence.text for e in evidence], prevs)
+        return self.verifier.verify(verifier_claim(query), [e.sentence.text for e in evidence], prevs)
 
     def _verdict(self, query: ParsedQuery, e: Evidence, p: float, x: np.ndarray,
                  labels: dict[str, str], sp: StanceProbs) -> Judgment:
@@ -76,11 +78,21 @@ class LocalJudge:
         covered = sorted({h.aspect for h in e.highlights})
         side = sp.stance if level > 0 else "neutral"  # a sentence with no relevance at all takes no side
         nonsig = non_significant(e.sentence.text)
+        claim = verifier_claim(query)
+        # A non-significant result does not show an effect: it supports only a claim of no effect ("does not
+        # reduce"), whatever the verifier reads into its direction (HR 0.63, p=0.12 read as "supports" at P 0.63).
+        unshown = nonsig and side == "supports" and not null_claim(claim)
+        if unshown:
+            side = "neutral"
         if nonsig:
             level = min(level, NONSIG_MAX_LEVEL)
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
-        why = explain(query.text, e.sentence.text, side, sp.confidence, sp.lean if side == sp.stance else None)
+        if unshown:
+            why = (f"the verifier leans to supporting (P {sp.p_support:.2f}), but a non-significant result does not "
+                   "show the effect: no side taken")
+        else:
+            why = explain(claim, e.sentence.text, side, sp.confidence, sp.lean if side == sp.stance else None)
         f = dict(zip(FEATURES, x, strict=True))
         cues = []
         partly = in_part(e.sentence.text, query.aspects, set(covered))  # as the result filter counts them

@@ -12,10 +12,16 @@ from evtui.query.terms import (
     RELATION_VERB_STEMS,
     STOPWORDS,
     concept_variants,
+    is_capital_stopword,
     relation_family,
     relation_terms,
     stem,
 )
+
+# A word (hyphens, apostrophes and slashes inside it), or punctuation that ends a concept: "aspirin | | cancer" and
+# "+aspirin -cancer" name two concepts, not the phrase "aspirin cancer". A sign glued to a word's end stays part of
+# the run (CD4+ T cells).
+_TOKEN = re.compile(r"[^\W_]+(?:[-'’/][^\W_]+)*|[,;:.!?()\[\]{}\"|&<>=~^*`$#@\\]|(?<!\S)[-+–—/]")
 
 
 def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: list[str]) -> list[Aspect]:
@@ -25,10 +31,12 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     chunks: list[list[str]] = [[]]
     relations: list[tuple[float, str]] = []
     dropped: list[str] = []
-    for m in re.finditer(r"[^\W_]+(?:[-'’/][^\W_]+)*|[,;:.!?()\[\]\"]", body):
+    # A stopword in capitals is an abbreviation (NO, ALL) unless the whole query is in capitals.
+    capitals = any(c.islower() for c in body)
+    for m in _TOKEN.finditer(body):
         tok = m.group(0)
         low = tok.lower()
-        if not PART_RE.match(tok) or low in STOPWORDS:
+        if not PART_RE.match(tok) or (low in STOPWORDS and not (capitals and is_capital_stopword(tok))):
             chunks.append([])
             continue
         if low in FILLER:
@@ -73,11 +81,6 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             notes.append("no verb: split into concepts " + " · ".join(units))
             aspects = [Aspect(f"a{i + 1}", u, concept_variants(u, abbreviations), "concept")
                        for i, u in enumerate(units)]
-    if not aspects:
-        words = [w for w in PART_RE.findall(body)]
-        if words:
-            label = " ".join(words[:6])
-            aspects.append(Aspect("a1", label, [label], "concept"))
     return aspects
 
 
@@ -87,17 +90,23 @@ _HEAD_NOUNS = frozenset("""inhibitor inhibitors blocker blockers antagonist anta
 receptors deficiency deficiencies therapy therapies level levels supplementation supplement supplements
 exposure infection infections use intake resistance expression vaccine vaccines vaccination""".split())
 _ADJ_END = re.compile(r"(al|ic|ive|ous|ary|ar|ine|oid|ial|ed)$", re.I)
+# A classifier with its number names a kind of the next word: "type 2 diabetes", "stage 3 cancer", "grade II glioma".
+_CLASSIFIERS = frozenset("type stage grade class phase".split())
 
 
 def _noun_units(words: list[str]) -> list[str]:
     """Split a verbless run of words into noun units: a one-character word (vitamin D, type 2) and a head noun
-    (ACE inhibitor) join the word before them; an adjective (colorectal) joins the word after it."""
+    (ACE inhibitor) join the word before them; an adjective (colorectal) and a classifier with its number (type 2)
+    join the word after them."""
     units: list[list[str]] = []
     for w in words:
-        joins_prev = bool(units) and (len(w) == 1 or w.isdigit() or w.lower() in _HEAD_NOUNS)
+        joins_prev = bool(units) and (len(w) == 1 or w.isdigit() or w.lower() in _HEAD_NOUNS or (
+            units[-1][-1].lower() in _CLASSIFIERS and bool(re.fullmatch(r"[IVX]+[a-c]?", w))))
         prev_adj = bool(units) and len(units[-1][-1]) > 4 and bool(_ADJ_END.search(units[-1][-1])) \
             and units[-1][-1].lower() not in _HEAD_NOUNS
-        if joins_prev or prev_adj:
+        prev_kind = bool(units) and len(units[-1]) >= 2 and units[-1][-2].lower() in _CLASSIFIERS \
+            and (units[-1][-1].isdigit() or bool(re.fullmatch(r"[IVX]+[a-c]?|[A-Z]", units[-1][-1])))
+        if joins_prev or prev_adj or prev_kind:
             units[-1].append(w)
         else:
             units.append([w])

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from evtui.models import Aspect, Span
-from evtui.query.terms import PART_RE, search_terms, stem
+from evtui.query.terms import DRUG_CLASSES, PART_RE, drug_class, is_capital_stopword, search_terms, stem
 
 
 @dataclass(slots=True)
@@ -15,6 +15,10 @@ class Matcher:
 
     patterns: list[tuple[str, tuple[str, ...]]]  # (aspect id, stems), longest first
     loose: list[tuple[str, tuple[str, ...]]]  # a multi-word label's words, matched apart when the phrase is absent
+    # Stems only a word written in capitals matches: a stopword used as an abbreviation (NO, nitric oxide) must not
+    # light every "no" of a sentence.
+    capitals: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()  # drug classes the patterns name ("statin"): their members light too
 
     def spans(self, text: str) -> list[Span]:
         # Linear in the sentence: patterns are looked up through each stem's positions, and overlap with an
@@ -24,15 +28,27 @@ class Matcher:
         if not toks:
             return []
         out: list[Span] = []
-        positions: dict[str, list[int]] = {}
-        for i, t in enumerate(toks):
-            positions.setdefault(t[2], []).append(i)
         stems = [t[2] for t in toks]
+        if self.capitals:  # "no" is not NO: a lower-case word takes no stem a capitals-only pattern asks for
+            for i, (s0, s1, st) in enumerate(toks):
+                if st in self.capitals and not text[s0:s1].isupper():
+                    stems[i] = ""
+        positions: dict[str, list[int]] = {}
+        for i, st in enumerate(stems):
+            positions.setdefault(st, []).append(i)
+        alt: dict[int, str] = {}  # token -> the drug class its INN stem names ("simvastatin" -> "statin")
+        if self.classes:
+            for i, st in enumerate(stems):
+                cls = drug_class(st) if st else None
+                if cls in self.classes and cls != st:
+                    alt[i] = cls
+                    positions.setdefault(cls, []).append(i)
         taken: dict[str, bytearray] = {}  # aspect -> 1 per token already inside one of its spans
         for aid, pat in self.patterns:
             n = len(pat)
             for i in positions.get(pat[0], ()):
-                if (n > 1 and tuple(stems[i:i + n]) != pat) or i + n > len(stems):
+                if i + n > len(stems) or (n > 1 and tuple(stems[i:i + n]) != pat and not (
+                        alt and all(stems[i + j] == w or alt.get(i + j) == w for j, w in enumerate(pat)))):
                     continue
                 cover = taken.get(aid)
                 if cover is None:
@@ -72,6 +88,8 @@ def _merge_hyphenated(spans: list[Span], text: str) -> list[Span]:
 
 def compile_matcher(aspects: Sequence[Aspect]) -> Matcher:
     pats: list[tuple[str, tuple[str, ...]]] = []
+    capitals = frozenset(stem(w) for a in aspects for t in a.terms for w in PART_RE.findall(t)
+                         if is_capital_stopword(w))
     for a in aspects:
         seen: set[tuple[str, ...]] = set()
         for words in search_terms(a):
@@ -85,7 +103,8 @@ def compile_matcher(aspects: Sequence[Aspect]) -> Matcher:
         terms = search_terms(a)
         if terms and len(terms[0]) > 1 and a.role != "relation":
             loose.append((a.id, tuple(stem(w) for w in terms[0])))
-    return Matcher(pats, loose)
+    classes = frozenset(p for _aid, pat in pats for p in pat if p in DRUG_CLASSES)
+    return Matcher(pats, loose, capitals, classes)
 
 
 def find_spans(text: str, aspects: Sequence[Aspect]) -> list[Span]:

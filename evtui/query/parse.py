@@ -20,15 +20,28 @@ _HEDGE = re.compile(
 # neither can be encoded for the tokenizers, the seeded random draw or the terminal.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
 MAX_QUERY_CHARS = 2000
+# A query of stopwords and filler alone parses to no aspect: searched, it matched any sentence at all (and a paper
+# "refuted" "the of and"), so it finds nothing and says why.
+ONLY_COMMON_WORDS = "only common words: nothing to search for; name what you are looking for (a drug, a gene, an outcome)"
 # A pasted paragraph splits into dozens of aspects: a dot column wider than the sentence, a pool no sentence covers.
 # Every EvidenceBench hypothesis (at most 14) and SciFact claim (at most 12) stays whole.
 MAX_ASPECTS = 16
 
 
+class CommonWordsOnly(QueryError):
+    """The query holds words, but only stopwords and filler: `parsed` is it with no aspect, for a search that finds
+    nothing and says why (its last note) rather than fail."""
+
+    def __init__(self, parsed: ParsedQuery) -> None:
+        super().__init__(f"{parsed.text[:80]!r}: {ONLY_COMMON_WORDS}")
+        self.parsed = parsed
+
+
 def _triplet_parts(text: str) -> list[str] | None:
     m = _TRIPLET_PAREN.match(text)
-    if m:
-        parts = [p.strip() for p in m.group(1).split(",")]
+    if m:  # (head, relation, tail), or (head | relation | tail) in brackets
+        inner = m.group(1)
+        parts = [p.strip() for p in inner.split("|" if inner.count("|") == 2 and "," not in inner else ",")]
         if len(parts) == 3 and all(parts):
             return parts
         return None
@@ -37,6 +50,14 @@ def _triplet_parts(text: str) -> list[str] | None:
         if all(parts):
             return parts
     return None
+
+
+def _empty_slot(text: str) -> bool:
+    """Written as a triplet, but with a part left empty ("(aspirin, , cancer)", "aspirin | | cancer")."""
+    m = _TRIPLET_PAREN.match(text)
+    inner = m.group(1) if m else text
+    sep = "|" if inner.count("|") == 2 else "," if m and inner.count(",") == 2 else None
+    return sep is not None and not all(p.strip() for p in inner.split(sep))
 
 
 def detect_mode(text: str) -> str:
@@ -58,6 +79,9 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
     if mode in (None, "", "auto"):
         mode = detect_mode(clean)
         notes.insert(0, f"mode detected: {mode}")
+        if mode != "triplet" and _empty_slot(clean):
+            notes.insert(1, "a triplet needs all three parts (head, relation, tail): searched as a claim of the "
+                            "parts given")
     elif mode not in QUERY_MODES:
         raise QueryError(f"unknown mode {mode!r}; choose one of: auto, {', '.join(QUERY_MODES)}")
     if mode == "triplet":
@@ -75,10 +99,19 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
         aspects = [a for a in aspects if any(PART_RE.search(t) for t in a.terms)]
     else:
         aspects = claim_aspects(clean, abbreviations, notes)
-    if not aspects:
-        raise QueryError(f"nothing searchable in {text[:80]!r}")
+    if not aspects:  # only stopwords and filler ("the of and", "what is it?"): any sentence at all would match
+        raise CommonWordsOnly(ParsedQuery(text=clean, mode=mode, aspects=[], notes=[*notes, ONLY_COMMON_WORDS]))
     if len(aspects) > MAX_ASPECTS:
         notes.append(f"the query names {len(aspects)} concepts and relations: searching with the first {MAX_ASPECTS}"
                      " (a claim reads best as one sentence)")
         aspects = aspects[:MAX_ASPECTS]
     return ParsedQuery(text=clean, mode=mode, aspects=aspects, notes=notes)
+
+
+def verifier_claim(parsed: ParsedQuery) -> str:
+    """The query as the claim the verifier reads: a triplet as its three parts in order ("aspirin reduce colorectal
+    cancer"), so "(a, b, c)" and "a | b | c" get one verdict, and no bracket or bar the verifier never saw in
+    training sways it; a claim or hypothesis as written."""
+    if parsed.mode == "triplet" and parsed.aspects:
+        return " ".join(a.label for a in parsed.aspects)
+    return parsed.text

@@ -68,7 +68,26 @@ ABBREVIATIONS: dict[str, str] = {
     "ACE": "angiotensin-converting enzyme", "ARB": "angiotensin receptor blocker",
     "SSRI": "selective serotonin reuptake inhibitor", "CRC": "colorectal cancer", "T2D": "type 2 diabetes",
 }
+# Drug classes a query names by their WHO INN stem ("statins"): the class word also names each member drug
+# ("atorvastatin"), as a variant (so the search finds it) and, by the member suffix, in highlighting (so an unlisted
+# member lights too). The suffix is the INN stem, stricter than the class word: "-vastatin", not "-statin", which
+# would light somatostatin, nystatin, cystatin and follistatin (all in the demo library, none a statin).
+DRUG_CLASSES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "statin": ("vastatin", ("atorvastatin", "cerivastatin", "fluvastatin", "lovastatin", "mevastatin",
+                            "pitavastatin", "pravastatin", "rosuvastatin", "simvastatin")),
+    "sartan": ("sartan", ("azilsartan", "candesartan", "eprosartan", "irbesartan", "losartan", "olmesartan",
+                          "telmisartan", "valsartan")),
+    "coxib": ("coxib", ("celecoxib", "etoricoxib", "lumiracoxib", "parecoxib", "rofecoxib", "valdecoxib")),
+    "gliptin": ("gliptin", ("alogliptin", "linagliptin", "saxagliptin", "sitagliptin", "vildagliptin")),
+    "gliflozin": ("gliflozin", ("canagliflozin", "dapagliflozin", "empagliflozin", "ertugliflozin")),
+}
+# Boolean operators a search-engine user types in capitals: never a concept, even in a mixed-case query.
+_OPERATORS = frozenset({"AND", "OR", "NOT", "NOR"})
 GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "κ": "kappa", "ε": "epsilon"}
+_GREEK_LETTER = {name: letter for letter, name in GREEK.items()}
+# A Greek letter spelled out as a word or a name's suffix (beta-blockers, IL-1beta, NF-kappaB), not inside a word
+# (alphabet, betamethasone).
+_GREEK_NAME = re.compile(r"(?<![A-Za-z])((?i:" + "|".join(GREEK.values()) + r"))(?![a-z])")
 
 
 _STEMS: dict[str, str] = {}  # surface form -> stem; a plain dict lookup is the hot path of highlighting
@@ -109,6 +128,23 @@ RELATION_VERB_STEMS = frozenset(stem(w) for w in (
     "decrease", "increase", "reduce", "associated", "correlated", "linked", "lead", "result", "induce"))
 
 
+def drug_class(st: str) -> str | None:
+    """The class a stem names ("statin"), or the class of a member drug named by its INN stem ("simvastatin" ->
+    "statin"); None for any other stem."""
+    if st in DRUG_CLASSES:
+        return st
+    for cls, (suffix, _members) in DRUG_CLASSES.items():
+        if st.endswith(suffix) and len(st) > len(suffix):
+            return cls
+    return None
+
+
+def is_capital_stopword(token: str) -> bool:
+    """A stopword written in capitals, as an abbreviation is (NO for nitric oxide, ALL for acute lymphoblastic
+    leukaemia, AS for ankylosing spondylitis): a concept, matched only in capitals. Boolean operators are not."""
+    return len(token) >= 2 and token.isupper() and token.lower() in STOPWORDS and token not in _OPERATORS
+
+
 def relation_family(word: str) -> str | None:
     return _FAMILY_BY_STEM.get(stem(word.split()[0])) if word.strip() else None
 
@@ -141,6 +177,12 @@ def concept_variants(label: str, abbreviations: Mapping[str, str] | None = None)
         if g in label:
             out.append(label.replace(g, name).replace("-" + name, "-" + name))
             out.append(label.replace(g, " " + name).replace("- ", "-"))
+    if _GREEK_NAME.search(label):  # and back: TGF-beta ~ TGF-β, NF-kappaB ~ NF-κB, IL-1beta ~ IL-1β
+        lettered = _GREEK_NAME.sub(lambda m: _GREEK_LETTER[m.group(1).lower()], label)
+        out += [lettered, re.sub(r"-(?=[αβγδκε])", "", lettered)]
+    for micro, mu in (("µ", "μ"), ("μ", "µ")):  # the micro sign and the Greek mu: papers print both
+        if micro in label:
+            out.append(label.replace(micro, mu))
     m = re.fullmatch(r"([A-Za-z]+)-?(\d+)", label)
     if m:  # IL-6 ~ IL6
         out += [f"{m.group(1)}-{m.group(2)}", f"{m.group(1)}{m.group(2)}"]
@@ -154,6 +196,10 @@ def concept_variants(label: str, abbreviations: Mapping[str, str] | None = None)
     for short, long in table.items():
         if long.lower() in low and len(short) >= 2:
             out.append(re.sub(re.escape(long), short, label, flags=re.IGNORECASE))
+    for i, w in enumerate(words):  # "statins" -> "atorvastatin", ...; "statin therapy" -> "atorvastatin therapy", ...
+        cls = stem(w) if stem(w) in DRUG_CLASSES else None
+        if cls:
+            out += [" ".join([*words[:i], m, *words[i + 1:]]) for m in DRUG_CLASSES[cls][1]]
     return _dedupe(out)
 
 

@@ -18,9 +18,11 @@ _NEGATED = re.compile(r"\b(?:did not|does not|do not|was not|were not|is not|are
 _ASSOC = re.compile(r"\b(?:associat\w*|correlat\w*|linked|related|predict\w*|risk)\b", re.I)
 # A result the authors call non-significant: an explicit phrase, or a p-value above 0.05.
 _NONSIG_WORDS = re.compile(r"\b(?:not (?:statistically )?significant(?:ly)?|non-?significant(?:ly)?|"
-                           r"no (?:statistically )?significant|did not reach (?:statistical )?significance|"
-                           r"n\.s\.)", re.I)
-_PVALUE = re.compile(r"\bp\s*(?:=|>|≥|>=)\s*(0?\.\d+)", re.I)
+                           r"insignificant(?:ly)?|no (?:statistically )?significant|"
+                           r"did not reach (?:statistical )?significance|n\.s\.)", re.I)
+# A result the authors call significant, once the non-significant phrases are taken out ("significantly reduced").
+_SIG_WORDS = re.compile(r"\bsignificant(?:ly)?\b", re.I)
+_PVALUE = re.compile(r"\bp\s*(=|>|≥|>=)\s*(0?\.\d+)", re.I)
 # The Lancet and others print decimals with a raised dot ("p=0·12", "HR 0·63"): read as a decimal point.
 _MIDDOT = re.compile(r"(?<=\d)[·⋅](?=\d)")
 
@@ -38,26 +40,38 @@ _BACKGROUND_LABEL = re.compile(r"^(?:BACKGROUND|CONTEXT|INTRODUCTION|RATIONALE|I
                                r"^(?:Background|Context|Introduction)\s*:")
 
 
+# A structured abstract's aim ("OBJECTIVE To determine whether statin use ..."): what the study set out to test.
+_AIM_LABEL = re.compile(r"^(?:OBJECTIVES?|AIMS?|PURPOSE|GOALS?)\b(?![-/])|^(?:Objectives?|Aims?|Purpose)\s*:")
+
+
 def second_hand(text: str, section_kind: str) -> str:
-    """Why a finding may be another study's, not the paper's own ("" when nothing says so): the introduction
-    recounts earlier work, and a sentence that cites a reference may report what the cited study found."""
-    if section_kind in BACKGROUND_KINDS:
-        return "in the introduction: may recount earlier work, check the cited study"
-    if (m := _BACKGROUND_LABEL.match(text.strip())) and section_kind != "results":
+    """Why a finding may be another study's, or no finding at all ("" when nothing says so): an abstract's aim
+    states what the study set out to test, its background and the introduction recount earlier work, and a
+    sentence that cites a reference may report what the cited study found."""
+    stripped = text.strip()
+    if section_kind != "results" and (m := _AIM_LABEL.match(stripped)):
+        return f"the abstract's {m.group(0).rstrip(' :').lower()}: what the study set out to test, not a finding"
+    if (m := _BACKGROUND_LABEL.match(stripped)) and section_kind != "results":
         return f"the abstract's {m.group(0).rstrip(' :').lower()}: may recount earlier work, not this study's finding"
-    if section_kind != "results" and (m := _CITES.search(text)):
-        return f"cites other work ({m.group(0)}): may report another study's finding"
+    cite = _CITES.search(text)
+    if section_kind in BACKGROUND_KINDS:  # "check the cited study" only where one is cited
+        return "in the introduction: may recount earlier work" + (f", check the cited study ({cite.group(0)})"
+                                                                   if cite else "")
+    if section_kind != "results" and cite:
+        return f"cites other work ({cite.group(0)}): may report another study's finding"
     return ""
 
 
 def non_significant(text: str) -> bool:
-    """True when the sentence reports a non-significant result (and no significant one beside it)."""
-    if _NONSIG_WORDS.search(text):
-        return True
+    """True when the sentence reports a non-significant result and no significant one beside it ("Aspirin
+    significantly reduced cancer incidence, with no significant increase in bleeding" reports a significant one)."""
     text = _MIDDOT.sub(".", text)
-    values = [float(v) for v in _PVALUE.findall(text) if v.replace(".", "", 1).isdigit()]
-    small = re.search(r"\bp\s*(?:<|≤|<=)\s*0?\.0\d*", text, re.I)
-    return bool(values) and all(v > 0.05 for v in values) and not small
+    # (operator, value) of each "p = 0.12" / "p > 0.05": "p > 0.05" is non-significant whatever the value.
+    found = [(op, float(v)) for op, v in _PVALUE.findall(text) if v.replace(".", "", 1).isdigit()]
+    small = re.search(r"\bp\s*(?:<|≤|<=)\s*0?\.0\d*", text, re.I) or any(op == "=" and v <= 0.05 for op, v in found)
+    if _NONSIG_WORDS.search(text):
+        return not (small or _SIG_WORDS.search(_NONSIG_WORDS.sub(" ", text)))
+    return bool(found) and not small
 
 
 def _reading(text: str) -> tuple[str, str]:
@@ -72,6 +86,12 @@ def _reading(text: str) -> tuple[str, str]:
         return "down", down.group(0).lower()
     m = _ASSOC.search(text)
     return "", m.group(0).lower() if m else ""
+
+
+def null_claim(claim: str) -> bool:
+    """The claim asserts no effect or no association ("Aspirin does not reduce ...", "X is not associated with Y"),
+    so a non-significant result can support it."""
+    return _reading(claim)[0] == "neg"
 
 
 def _cue_side(s: str, q: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from evtui.models import Evidence, ParsedQuery
+from evtui.query import verifier_claim
 from evtui.store import Store
 from evtui.verify.model import Verifier
 
@@ -30,7 +31,7 @@ def rerank(verifier: Verifier, parsed: ParsedQuery, evidence: list[Evidence], k:
            alpha: float = ALPHA) -> list[Evidence]:
     if not evidence:
         return []
-    probs = verifier.probabilities(parsed.text, [e.sentence.text for e in evidence],
+    probs = verifier.probabilities(verifier_claim(parsed), [e.sentence.text for e in evidence],
                                    store.previous_texts([e.sentence.id for e in evidence]))
     score = combine(len(evidence), probs[:, 0] + probs[:, 1], alpha)
     order = sorted(range(len(evidence)), key=lambda i: (-score[i], i))[:k]
