@@ -877,6 +877,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
     out = Console(emoji=False)
     kind = "local judge (offline, not an LLM)" if judge.name == "local" else "LLM judge"
     out.print(f"[bold]{result.query.mode}[/] · {kind} [cyan]{safe(judge.model)}[/] · prompt {judge.prompt_version}")
+    for note in result.notes:  # what the search made of the query, as `search` says it
+        out.print(f"[dim]note: {safe(note)}[/]")
     if not pairs:
         out.print("[yellow]no matching sentences[/]")
         return 0
@@ -951,6 +953,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
               f"a side only above its precision threshold)")
     out.print(f"[bold]{verdict.summary_line()}[/]")
     if not verdict.papers:
+        for note in verdict.notes:  # why nothing matched ("only common words: …") comes first
+            out.print(f"[dim]note: {safe(note)}[/]")
         out.print("[yellow]no paper in the library matches this claim[/]")
         return 0
     wide = out.width >= WIDE_TABLE  # narrower: the paper heads its rationales instead of a column of its own

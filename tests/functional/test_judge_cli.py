@@ -364,3 +364,12 @@ def test_end_to_end_with_the_local_llm_server(smollm2: str, ingested: Path,
         assert 0 <= r["score"] <= 100 and r["stance"] in ("supports", "refutes", "neutral") and r["cost"] == 0
     assert main(args) == 0
     assert all(r["cached"] for r in json.loads(capsys.readouterr().out)["results"] if r["status"] == "ok")
+
+
+def test_judge_and_verify_say_why_a_query_of_common_words_finds_nothing(
+        ingested: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    for verb in ("judge", "verify"):
+        assert main([verb, "the of and"]) == 0
+        out = capsys.readouterr().out
+        assert "only common words" in out, verb  # it printed only "no matching sentences" / "no paper …"
