@@ -108,10 +108,23 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
     return ParsedQuery(text=clean, mode=mode, aspects=aspects, notes=notes)
 
 
+# A yes/no question, or a "whether" clause: the verifier was trained on statements only, and reads "Does vitamin D
+# reduce fracture risk?" against "insufficiency … increased the risk of fractures" as refuting (P 0.69), where the
+# statement reads it as no side; without its auxiliary and question mark the question reads as the statement does.
+_YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|can|could|may|might|will|would|should|has|have|had)\s+"
+                     r"(?P<rest>\S.*?)[\s?]*\?[\s?]*$", re.I | re.S)
+_WHETHER = re.compile(r"^\s*(?:(?:we\s+|i\s+|to\s+)?(?:test|ask|examine|investigate|determine|assess|evaluate|explore|"
+                      r"check|know|wonder)\w*\s+)?whether\s+(?P<rest>\S.*?)[\s.?]*$", re.I | re.S)
+
+
 def verifier_claim(parsed: ParsedQuery) -> str:
     """The query as the claim the verifier reads: a triplet as its three parts in order ("aspirin reduce colorectal
     cancer"), so "(a, b, c)" and "a | b | c" get one verdict, and no bracket or bar the verifier never saw in
-    training sways it; a claim or hypothesis as written."""
+    training sways it; a yes/no question or a "whether" clause as the statement it asks about ("vitamin D
+    supplementation reduce fracture risk"); a claim or hypothesis otherwise as written."""
     if parsed.mode == "triplet" and parsed.aspects:
         return " ".join(a.label for a in parsed.aspects)
-    return parsed.text
+    for pattern in (_YES_NO, _WHETHER):
+        if m := pattern.match(parsed.text):
+            return m.group("rest")
+    return parsed.text.rstrip(" ?") or parsed.text
