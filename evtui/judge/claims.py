@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evtui.ingest.sections import back_matter_sentence
-from evtui.verify.cues import BACKGROUND_KINDS, second_hand
+from evtui.verify.cues import BACKGROUND_KINDS, non_significant, null_claim, second_hand
 from evtui.verify.model import Verifier, default_verifier
 
 if TYPE_CHECKING:
@@ -122,8 +122,8 @@ def relabel(p: PaperVerdict, th_support: float, th_refute: float) -> PaperVerdic
 
 
 def _verifier_text(searcher: Searcher, claim: str) -> str:
-    """What the verifier reads for `claim`: a triplet's parts in order (as the local judge and `evidential` read
-    it, so one sentence gets one stance in `search`, `judge` and `verify`), anything else exactly as given."""
+    """What the verifier reads for `claim`, as the local judge and `evidential` read it (so one sentence gets one
+    stance in `search`, `judge` and `verify`): a triplet's parts in order, a question as its statement."""
     from evtui.errors import QueryError
     from evtui.query import verifier_claim
 
@@ -131,7 +131,7 @@ def _verifier_text(searcher: Searcher, claim: str) -> str:
         parsed = searcher.parse(claim)
     except QueryError:
         return claim
-    return verifier_claim(parsed) if parsed.mode == "triplet" else claim
+    return verifier_claim(parsed)
 
 
 # How many best-matching papers a claim is verified against, by default: the CLI and the app ask the same, so one
@@ -178,6 +178,11 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
             body = [s for s in body if s.position in keep and s.section_kind not in BACKGROUND_KINDS]
         prevs = [by_pos[s.position - 1].text if s.position - 1 in by_pos else "" for s in body]
         probs = verifier.probabilities(said, [s.text for s in body], prevs)
+        if not null_claim(said):
+            # As the local judge has it: a non-significant result does not show an effect, so it supports no claim
+            # of one (its P(support) is capped at its P(refute): on neither side, never a rationale).
+            unshown = [i for i, s in enumerate(body) if non_significant(s.text) and probs[i, 0] > probs[i, 1]]
+            probs[unshown, 0] = probs[unshown, 1]
         th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])
         label, conf = paper_label(probs, th_s, th_r)
         title = (p.title if (p := library.store.paper(pid)) else "")

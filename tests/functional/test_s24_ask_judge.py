@@ -80,3 +80,15 @@ def test_common_words_only_find_nothing_and_say_why(ingested: Path, capsys: pyte
     assert any("only common words" in n for n in doc["notes"])
     assert main(["verify", "the of and", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["papers"] == []  # before: a paper "refuted" it
+
+
+def test_verify_takes_no_side_on_a_non_significant_result_either(lib: Library) -> None:
+    """One sentence, one verdict: the judge's rule holds in claim-level verdicts too."""
+    verdict = verify_claim(lib, "Aspirin reduces colorectal cancer", papers=4, keep_probs=True)
+    trial = next(p for p in verdict.papers if any(r.text == NONSIG for r in p.scored))
+    nonsig = next(r for r in trial.scored if r.text == NONSIG)
+    assert nonsig.p_support <= nonsig.p_refute and nonsig.stance != "supports"
+    assert all(r.text != NONSIG for p in verdict.papers for r in p.rationales)
+    # a claim of no effect may still rest on it
+    null = verify_claim(lib, "Aspirin does not reduce colorectal cancer", papers=4, keep_probs=True)
+    assert any(r.text == NONSIG and r.p_support > r.p_refute for p in null.papers for r in p.scored)
