@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -72,28 +73,49 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir("evtui", appauthor=False)) / "config.toml"
 
 
-def _coerce(name: str, raw: Any, current: Any) -> Any:
+_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
+_MEMORY = re.compile(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)  # as evtui.store checks it
+
+
+def _coerce(name: str, raw: Any, current: Any, where: str) -> Any:
+    """`raw` as the type of the field's default; `where` names the setting in a message ("config FILE: k" or
+    "EVTUI_K"), so a bad value says where to fix it."""
     if isinstance(current, bool):
-        if isinstance(raw, bool):
-            return raw
-        return str(raw).strip().lower() in {"1", "true", "yes", "on"}
+        word = str(raw).strip().lower()
+        if isinstance(raw, bool) or word in _TRUE | _FALSE:
+            return raw if isinstance(raw, bool) else word in _TRUE
+        raise EvtuiError(f"{where} must be true or false, got {raw!r}")  # "nope" must not quietly mean false
     if isinstance(current, int):
-        try:
-            return int(raw)
-        except (TypeError, ValueError) as exc:
-            raise EvtuiError(f"config: {name} must be an integer, got {raw!r}") from exc
+        # 3.7 or `true` would pass int(); 0 results, 0 parallel calls or a 0 s timeout are never what is meant
+        value = raw.strip() if isinstance(raw, str) else raw
+        if isinstance(value, str) and value.lstrip("+-").isdigit():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            shown = str(raw).lower() if isinstance(raw, bool) else repr(raw)  # as the file says it: true
+            raise EvtuiError(f"{where} must be an integer, got {shown}")
+        if value < 1:
+            raise EvtuiError(f"{where} must be at least 1, got {raw!r}")
+        return value
     if isinstance(current, Path):
         # An empty path would be the current directory: the library must never land wherever evtui was started.
         text = os.path.expanduser(raw).strip() if isinstance(raw, str) else ""
         if not text:
-            raise EvtuiError(f"config: {name} must be a folder path, got {raw!r}")
-        return Path(text)
+            raise EvtuiError(f"{where} must be a folder path, got {raw!r}")
+        path = Path(text)
+        if not path.is_absolute() and where.startswith("config "):
+            # relative to whichever folder evtui is started in: a new empty library, with the demo, each time
+            raise EvtuiError(f"{where} must be an absolute folder path (or start with ~), got {raw!r}")
+        if path.exists() and not path.is_dir():
+            raise EvtuiError(f"{where} must be a folder, but {text} is a file")
+        return path
     if isinstance(current, dict):
         if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
-            raise EvtuiError(f"config: [{name}] must be a table of text values")
+            raise EvtuiError(f"{where} must be a table of text values ([{name}] with lines like \"app.quit\" = \"Q\")")
         return raw
     if (current is None or isinstance(current, str)) and not isinstance(raw, str):
-        raise EvtuiError(f"config: {name} must be text, got {raw!r}")
+        raise EvtuiError(f"{where} must be text, got {raw!r}")
+    if name == "db_memory" and not _MEMORY.fullmatch(raw.strip()):
+        raise EvtuiError(f"{where} must look like 512MB or 2GB, got {raw!r}")
     return raw
 
 
@@ -109,9 +131,9 @@ def load_config() -> Config:
         unknown, guessed = [], True
         for key, value in data.items():
             if key in names:
-                setattr(cfg, key, _coerce(key, value, getattr(cfg, key)))
+                setattr(cfg, key, _coerce(key, value, getattr(cfg, key), f"config {path}: {key}"))
             else:
-                close = difflib.get_close_matches(key, names, n=1)
+                close = difflib.get_close_matches(key.lower(), names, n=1)  # `K = 5` is `k`
                 guessed = guessed and bool(close)
                 unknown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         cfg.source = str(path)
@@ -123,7 +145,7 @@ def load_config() -> Config:
         env = os.environ.get(f"EVTUI_{f.name.upper()}")
         # An empty variable (`EVTUI_HOME= evtui ...`) means unset, as in most tools — not "the current directory".
         if env and f.name not in {"keymap", *_NOT_KEYS}:
-            setattr(cfg, f.name, _coerce(f.name, env, getattr(cfg, f.name)))
+            setattr(cfg, f.name, _coerce(f.name, env, getattr(cfg, f.name), f"EVTUI_{f.name.upper()}"))
             if f.name == "judge":
                 _check_judge(cfg.judge, "EVTUI_JUDGE")
     for warning in cfg.warnings:

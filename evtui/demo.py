@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import sys
+import zlib
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 from evtui.library import IngestProgress, IngestReport, Library
@@ -23,6 +26,33 @@ def demo_dir() -> Path | None:
     return None
 
 
+def demo_papers() -> int:
+    """About how many papers the demo holds (one line of a corpus JSON Lines file, one PubTator title, one file of
+    anything else), for a progress bar in papers: by files, the demo read 93% while its biggest file, three
+    quarters of its papers, was still being read. 0 without a demo. ~0.1 s, once a process."""
+    src = demo_dir()
+    return 0 if src is None else _count_papers(src)
+
+
+@cache
+def _count_papers(src: Path) -> int:
+    total = 0
+    for path in sorted(src.rglob("*")):
+        name = path.name.lower()
+        if not path.is_file() or name.startswith("."):
+            continue
+        if ".jsonl" not in name and "pubtator" not in name:
+            total += 1
+            continue
+        marker = b"|t|" if "pubtator" in name else b""
+        try:
+            with (gzip.open(path, "rb") if name.endswith(".gz") else path.open("rb")) as fh:
+                total += sum(1 for line in fh if line.strip() and marker in line)
+        except (OSError, EOFError, zlib.error):
+            total += 1
+    return total
+
+
 def ensure_demo(library: Library, on_progress: Callable[[IngestProgress], None] | None = None) -> IngestReport | None:
     """Load the demo library into an empty data home once (unless the user turned `demo` off). In a home that has
     it, the demo papers an earlier evtui read wrongly are read again instead (see `correct_demo`); None then."""
@@ -32,14 +62,29 @@ def ensure_demo(library: Library, on_progress: Callable[[IngestProgress], None] 
     if loaded:
         correct_demo(library, loaded, on_progress)
         return None
-    if not library.is_empty():
-        return None
+    # Set before the first paper is stored: a load cut short (q, Ctrl-C, a kill) leaves a non-empty home that
+    # is not the whole demo, and the next launch must finish it (unchanged papers are skipped) rather than
+    # take the part for the library.
+    loading = library.store.get_meta("demo_loading")
     src = demo_dir()
+    if src is None and loading and Path(loading).is_dir():
+        src = Path(loading)
     if src is None:
         return None
+    # (an evtui from before the mark left only the papers: one of them read from the demo's folder says it)
+    if not loading and not library.is_empty() and not _has_papers_from(library, src):
+        return None
+    library.store.set_meta("demo_loading", str(src))
     report = library.ingest([src], on_progress=on_progress)
     library.store.set_meta("demo_loaded", str(src))
     return report
+
+
+def _has_papers_from(library: Library, folder: Path) -> bool:
+    prefix = str(folder).rstrip("/\\") + os.sep
+    row = library.store.con.execute("SELECT 1 FROM papers WHERE starts_with(source_path, ?) LIMIT 1",
+                                    [prefix]).fetchone()
+    return row is not None
 
 
 def correct_demo(library: Library, loaded: str,

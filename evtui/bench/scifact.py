@@ -61,6 +61,18 @@ def build_qrels(claims: list[dict[str, Any]], rule: str = "evidence") -> Qrels:
     return qrels
 
 
+def check_documents(library: Library, corpus: Path, wanted: set[str]) -> None:
+    """Refuse a corpus that lacks the claims' judged documents (paper ids): Check-COVID's corpus or a subset
+    scored every claim 0 without a word, measuring the files instead of the method."""
+    found = {r[0] for r in library.store.con.execute(
+        "SELECT id FROM papers WHERE state = 'ready' AND id IN (SELECT unnest(?))", [sorted(wanted)]).fetchall()}
+    missing = sorted(wanted - found)
+    if missing:
+        what = "none" if len(missing) == len(wanted) else f"{len(missing)} of {len(wanted)}"
+        raise EvtuiError(f"{what} of the claims' documents are in the corpus {corpus} (e.g. "
+                         f"{missing[0].removeprefix('scifact:')}): is it the corpus of these claims?")
+
+
 class SciFactRun(Benchmark[Query]):
     """Each claim searched over the whole corpus; its documents scored by nDCG@10 and Recall@k."""
 
@@ -71,6 +83,9 @@ class SciFactRun(Benchmark[Query]):
         self.corpus, self.claims_path, self.method, self.seed = corpus, claims_path, method, seed
         self.qrels, self.params = qrels, params
         self.queries = [Query(str(c["id"]), str(c["claim"])) for c in claims if str(c["id"]) in qrels]
+
+    def prepare(self, library: Library) -> None:
+        check_documents(library, self.corpus, {doc for docs in self.qrels.values() for doc in docs})
 
     def embed(self, library: Library, on_progress: ProgressFn | None) -> int:
         return embed_if_needed(library, self.method, on_progress)

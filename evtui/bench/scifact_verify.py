@@ -30,7 +30,7 @@ from evtui.bench import scifact_predict
 from evtui.bench.driver import Benchmark, Engine, ProgressFn, RunResult, Timings, run_benchmark
 from evtui.bench.jsonl import read_json_lines
 from evtui.bench.runs import ItemResult
-from evtui.bench.scifact import load_claims
+from evtui.bench.scifact import check_documents, load_claims, paper_id
 from evtui.config import load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
@@ -269,6 +269,9 @@ class SciFactVerifyRun(Benchmark[dict[str, Any]]):
         self.papers, self.predict, self.method, self.seed = papers, predict, method, 0
         self.gold = {str(c["id"]): c for c in claims}
         self.done = done  # claims a killed run already answered: not asked again
+
+    def prepare(self, library: Library) -> None:
+        check_documents(library, self.corpus, {paper_id(doc) for c in self.claims for doc in gold_evidence(c)})
 
     def requests(self) -> list[tuple[str, dict[str, Any] | None]]:
         return [(str(c["id"]), {"id": c["id"], "claim": c["claim"]}) for c in self.claims]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,12 +12,26 @@ from textual.containers import Center, Middle, Vertical
 from textual.screen import Screen
 from textual.widgets import Label, ProgressBar, Static
 
+from evtui.demo import demo_papers
 from evtui.tui.messages import IngestStep
 from evtui.tui.widgets.keybar import KeyBar
 
 
+def time_left(seconds: float) -> str:
+    if seconds < 10:
+        return "a few seconds left"
+    if seconds < 90:
+        return f"about {round(seconds / 5) * 5:.0f} s left"
+    return f"about {round(seconds / 60):.0f} min left"
+
+
 class LoadingScreen(Screen[None]):
     BINDINGS = [Binding("q", "app.quit", "Quit", id="loading.quit")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._total: int | None = None  # the demo's papers, counted at its first step
+        self._start: tuple[float, int] | None = None  # (when, papers) of the first step that read any
 
     def compose(self) -> ComposeResult:
         with Middle(), Center(), Vertical(id="loading-box"):
@@ -29,13 +44,27 @@ class LoadingScreen(Screen[None]):
         self.query_one(ProgressBar).display = False
 
     def step(self, msg: IngestStep) -> None:
+        if self._total is None:
+            self._total = demo_papers()
         bar = self.query_one(ProgressBar)
         bar.display = True
-        bar.update(total=msg.files_total or None, progress=msg.files_done)
         name = os.path.basename(msg.current)[-50:]
+        total = max(self._total, msg.papers_seen)
+        if not total:  # no count (an unusual demo folder): by files, as the ingest reports them
+            bar.update(total=msg.files_total or None, progress=msg.files_done)
+            head = f"file {msg.files_done}/{msg.files_total} · {msg.papers_seen:,} papers"
+        else:
+            # Papers, not files: the demo's last file holds three quarters of its papers.
+            bar.update(total=total, progress=msg.papers_seen)
+            head = f"{msg.papers_seen:,} of {total:,} papers"
+            now = time.monotonic()
+            if self._start is None:
+                self._start = (now, msg.papers_seen)
+            elif msg.papers_seen > self._start[1] and msg.papers_seen < total:
+                rate = (msg.papers_seen - self._start[1]) / max(now - self._start[0], 1e-6)
+                head += f" · {time_left((total - msg.papers_seen) / rate)}"
         self.query_one("#loading-text", Static).update(
-            f"loading the demo library: file {msg.files_done}/{msg.files_total} · {msg.papers_seen:,} papers"
-            + (f" · {name}" if name else ""))
+            f"first launch: loading the demo library\n{head}" + (f"\nreading {name}" if name else ""))
 
     def failed(self, reason: str) -> None:
         self.query_one(ProgressBar).display = False
