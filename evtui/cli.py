@@ -11,7 +11,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -323,7 +330,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
         papers = 0
         if args.paper is None and err.is_terminal and not args.json:
             with Progress(TextColumn("[bold]Papers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=err, transient=True) as prog:
+                          TimeRemainingColumn(), console=err, transient=True) as prog:
                 task = prog.add_task("papers", total=None)
                 papers = paper_vectors.ensure_paper_vectors(
                     lib, on_progress=lambda done, total: prog.update(task, completed=done, total=total))
@@ -351,7 +358,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
                 engine = engine_summary(args.ray_address)
         elif err.is_terminal and not args.json:
             with Progress(TextColumn("[bold]Embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=err, transient=True) as prog:
+                          TimeRemainingColumn(), console=err, transient=True) as prog:
                 task = prog.add_task("embed", total=None)
                 n = ensure_embeddings(lib, paper=args.paper,
                                       on_progress=lambda done, total: prog.update(task, completed=done, total=total))
@@ -1058,7 +1065,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = add("search", cmd_search, "rank evidence sentences for a hypothesis, claim or (head, relation, tail) triplet")
     s.add_argument("query")
-    add_search_flags(s, k=20, k_help="number of sentences")
+    add_search_flags(s, k=None, k_help="number of sentences")
 
     i = add("ingest", cmd_ingest, "load papers from files or folders into the library")
     i.add_argument("paths", nargs="*")
@@ -1209,6 +1216,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _resume_hint(args: argparse.Namespace) -> str:
+    """What a Ctrl-C kept, and how to finish, for the verbs whose work is stored as it goes."""
+    verb = getattr(args, "verb", None)
+    if verb == "embed":
+        return ": the vectors made so far are kept; `evtui embed` again finishes the rest"
+    if verb == "ingest":
+        return ": the papers stored so far are kept; the same `evtui ingest` again reads only the rest"
+    if verb == "bench" and getattr(args, "bench_verb", None) in ("evidencebench", "scifact", "checkcovid"):
+        return ": the finished items are kept; the same command with --resume finishes the run"
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -1231,7 +1250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.print(f"[red]error:[/] {safe(str(exc))}")  # a message may hold [brackets] or escapes: not markup
         return 2
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]")
+        err.print(f"[yellow]interrupted[/]{_resume_hint(args)}")
         return 130
     except Exception as exc:
         from evtui.access import read_only_refusal

@@ -22,8 +22,10 @@ def method_help() -> str:
     return "ranking method: " + (", ".join(parts[:-1]) + " or " + parts[-1] if len(parts) > 1 else "".join(parts))
 
 
-def add_search_flags(parser: argparse.ArgumentParser, *, k: int, k_help: str) -> None:
-    parser.add_argument("-k", "--k", type=int, default=k, help=f"{k_help} (default {k})")
+def add_search_flags(parser: argparse.ArgumentParser, *, k: int | None, k_help: str) -> None:
+    """`k` None: the count defaults to config.toml's `k` (20 unless set), as the app's does."""
+    shown = "k in config.toml, 20 unless set" if k is None else str(k)
+    parser.add_argument("-k", "--k", type=int, default=k, help=f"{k_help} (default {shown})")
     parser.add_argument("--paper", help="only this paper id (see `evtui papers`)")
     parser.add_argument("--section", choices=SECTION_KINDS, help="only this section kind")
     parser.add_argument("--mode", choices=("auto", *QUERY_MODES), default=None, help="query kind (default: detect)")
@@ -36,6 +38,8 @@ def add_search_flags(parser: argparse.ArgumentParser, *, k: int, k_help: str) ->
 
 def search_request(args: argparse.Namespace, library: Any) -> SearchRequest:
     """The SearchRequest the search flags ask for, checked: --k, the year range and the paper id."""
+    if args.k is None:
+        args.k = library.config.k
     if args.k < 1:
         raise EvtuiError(f"--k must be at least 1, not {args.k}")
     if args.year_from is not None and args.year_to is not None and args.year_from > args.year_to:

@@ -20,6 +20,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from evtui import inbox
 from evtui.access import prepare_tables
@@ -38,6 +39,11 @@ from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
 from evtui.tui.state import UiState
 from evtui.tui.widgets import AspectBar, RowTable
+
+
+class _LoadCancelled(Exception):
+    """The app is closing while it loads the library: the load stops at its next step."""
+
 
 INBOX_POLL = 1.0  # seconds between looks for a CLI's request (a directory listing)
 
@@ -146,8 +152,11 @@ class EvtuiApp(App[None]):
         except Exception as exc:  # noqa: BLE001 - a damaged data home must be reported, not crash
             self.post_message(LibraryFailed(failure_text(exc)))
             return
+        worker = get_current_worker()
         try:
             def progress(p: IngestProgress) -> None:
+                if worker.is_cancelled:  # q during the first launch's load: stop now, the next launch finishes it
+                    raise _LoadCancelled
                 self.post_message(IngestStep(p))
 
             with lib.rw():
@@ -155,6 +164,9 @@ class EvtuiApp(App[None]):
                 prepare_tables(lib)  # created now: read-only between writes, the app cannot create them later
             lib.abbreviations()  # warm: the query bar parses as you type
             stats = lib.store.stats()
+        except _LoadCancelled:
+            lib.close()  # the papers stored so far are kept; evtui.demo finishes the load on the next launch
+            return
         except Exception as exc:  # noqa: BLE001
             lib.close()
             self.post_message(LibraryFailed(f"{type(exc).__name__}: {exc}"))
