@@ -29,6 +29,8 @@ FORMAT_NAMES = {"md": "Markdown", "jsonl": "JSON Lines", "bibtex": "BibTeX"}
 # The file name's extension (lower-cased) -> the format it implies; any other extension implies none.
 EXTENSIONS = {".md": "md", ".markdown": "md", ".jsonl": "jsonl", ".bib": "bibtex"}
 FORMAT_EXTENSIONS = {"md": ".md", "jsonl": ".jsonl", "bibtex": ".bib"}  # what a new file name gets
+# The method of a sentence picked in the reader that no search ranked: it has no retrieval score.
+READER_METHOD = "reader"
 
 
 def format_of(out: Path | str) -> str | None:
@@ -313,7 +315,8 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
             lines.append(f"- Section: {md(it.section)} · sentence {_code(it.sentence_id)}")
             lines.append(f"- Aspects covered: {md(', '.join(covered)) if covered else 'none'} "
                          f"({len(covered)}/{len(it.aspects)})")
-            lines.append(f"- Retrieval score: {it.score:.3f} ({md(it.method)})")
+            lines.append("- Retrieval score: none (picked while reading the paper, not ranked by a search)"
+                         if it.method == READER_METHOD else f"- Retrieval score: {it.score:.3f} ({md(it.method)})")
             lines.append(f"- Verdict: {verdict_line(it.verdict) if it.verdict else 'not judged'}")
             lines.append("")
     judges = sorted({f"{it.verdict['judge']} ({it.verdict['model']})" for it in items if it.verdict})

@@ -186,8 +186,11 @@ def _make_line(text: str, xs: list[float], ys: list[float], sizes: list[float], 
                     j += 1
                 run = text[k:j]
                 prev = parts[-1] if parts else ""
-                # citation markers start with a digit; "ml⁻¹", "10⁵" (after a digit) are units and powers
-                if _SUPER_CITE.match(run) and run[0].isdigit() and not prev.isdigit():
+                # citation markers start with a digit; "ml⁻¹", "10⁵" (after a digit) are units and powers, and a
+                # run before a letter that opens a word is a mass number ("¹⁸F-FDG", "¹¹C-raclopride")
+                nxt = text[j] if j < b else ""
+                isotope = nxt.isalpha() and not prev.isalnum()
+                if _SUPER_CITE.match(run) and run[0].isdigit() and not prev.isdigit() and not isotope:
                     cites += 1
                     k = j
                     continue
@@ -615,6 +618,11 @@ def _join(block: list[_Line], vocab: Counter[str], compounds: set[str], stats: _
                 out = out[:-1] + t
                 stats.dehyphenated += 1
                 continue
+            out = out + t
+            continue
+        # A hyphen TeX did not add (it breaks words only before a lower-case letter) joins a compound that goes
+        # on with a capital or a digit: "FDG-" + "PET/CT", "COVID-" + "19", "355-" + "mm", never "FDG- PET/CT".
+        if len(out) > 1 and out.endswith("-") and out[-2].isalnum() and t[:1].isalnum():
             out = out + t
             continue
         out = out + " " + t

@@ -50,6 +50,16 @@ def preview_markdown(text: str) -> str:
     return _SUB.sub(lambda m: " `" + re.sub(r"\\(.)", r"\1", m.group(1)).replace("`", "'") + "`", text)
 
 
+class BasketTable(DataTable[Any]):
+    """The selection list: home / end go to its first / last sentence (a row-cursor DataTable's own home / end
+    only scroll sideways, so after `end` the next `K` moved the wrong sentence)."""
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]
+
+
 class ExportScreen(EvtuiScreen):
     CSS = """
     ExportScreen.-stacked #export-main { layout: vertical; }
@@ -84,7 +94,7 @@ class ExportScreen(EvtuiScreen):
         with Horizontal(id="export-main"):
             with Vertical(id="basket-pane"):
                 yield Label("", id="basket-title")
-                yield DataTable(id="basket", cursor_type="row", zebra_stripes=True)
+                yield BasketTable(id="basket", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):
                 yield Markdown(id="preview")
                 yield Static(id="preview-raw")

@@ -9,10 +9,11 @@ from textual.binding import Binding
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from evtui.export import READER_METHOD
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
 from evtui.render import aspect_color, highlight, plain, printable, safe_text
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import flow
+from evtui.tui.data import flow, short
 from evtui.tui.widgets.keybar import KeyBar
 
 
@@ -147,10 +148,17 @@ class ReaderScreen(EvtuiScreen):
                 out.append(f" · rank {e.rank} · score {e.score:.2f}")
         elif self.hits:
             out.append(f"{len(self.hits)} hit(s)", style="dim")
+        tail = f"  · {len(self.selected)} selected"
         if sid is not None:
             s = self.sentences[sid]
-            out.append(f"  {s.section_title or s.section_kind} · sentence {s.position}", style="dim")
-        out.append(f"  · {len(self.selected)} selected", style="dim")
+            # the section title gives way (cut with …) so the sentence number and selected count stay on the line
+            where = f" · sentence {s.position}"
+            status = self.query_one("#reader-status", Static)
+            width = status.content_region.width or self.app.size.width - 2
+            room = max(8, width - len(out.plain) - 2 - len(where) - len(tail))
+            out.append(f"  {short(s.section_title or s.section_kind, room)}{where}",
+                       style="dim")
+        out.append(tail, style="dim")
         self.query_one("#reader-status", Static).update(safe_text(out))
 
     def on_resize(self) -> None:
@@ -192,11 +200,15 @@ class ReaderScreen(EvtuiScreen):
         if sid is None or app.basket is None or self.paper is None:
             return
         s = self.sentences[sid]
-        e = self.ranked.get(sid) or Evidence(rank=0, sentence=s, title=self.paper.title, score=0.0,
-                                             highlights=self.spans.get(sid, []))
+        ranked = self.ranked.get(sid)
+        e = ranked or Evidence(rank=0, sentence=s, title=self.paper.title, score=0.0,
+                               highlights=self.spans.get(sid, []))
         parsed = self.parsed or ParsedQuery(text=f"read in {self.paper.id}", mode="claim", aspects=[])
+        # A sentence the search did not rank is stored as picked while reading (method "reader"), so the export
+        # never shows its placeholder 0.0 as the ranking method's score.
+        method = self.method if ranked is not None and self.method else READER_METHOD
         try:
-            now = app.basket.toggle(e, parsed, self.method or "reader")
+            now = app.basket.toggle(e, parsed, method)
         except Exception as exc:  # noqa: BLE001
             self.notify(f"cannot change the selection: {exc}", title="Select", severity="error")
             return
