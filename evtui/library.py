@@ -597,7 +597,14 @@ class Library:
                     progress.papers_seen += 1
                     crash_point("parse")
                     if item.id in in_batch:
-                        continue  # the same paper twice in one batch: first wins (across batches: see flush)
+                        # The same paper twice in one batch: first wins (across batches: see flush) — but a reference
+                        # manager's entry (its title, authors, journal) wins over the bare PDF it links whichever is
+                        # read first, as it does across batches and runs.
+                        i = next(i for i, (p, _h) in enumerate(batch) if p.id == item.id)
+                        if item.sentences and from_reference(item.info) and not from_reference(batch[i][0].info):
+                            batch_sents += len(item.sentences) - len(batch[i][0].sentences)
+                            batch[i] = (item, content_hash(item))
+                        continue
                     if not item.sentences:
                         report.errors.append(IngestError(str(path), f"paper {item.id}: no text found"))
                         continue
