@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
@@ -45,6 +45,63 @@ PAPERS_ON_SCREEN = 200  # `evtui papers` on a terminal: a table this long (in a 
 
 def _emit_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+def _say(markup: str | Text, *, highlight: bool | None = None) -> None:
+    """One message on stderr (markup). Piped, it stays one line: Rich would wrap it at 80 columns, and a script reading
+    stderr line by line (or a log) would get half a sentence per line."""
+    err.print(markup, soft_wrap=not err.is_terminal, highlight=highlight)
+
+
+def _close_matches(word: str, choices: Sequence[str]) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {near[0] if near[0].startswith('-') else repr(near[0])}?)" if near else ""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, made for scripts: a mistyped verb, choice or flag gets "did you mean", and a usage error in a
+    command that asked for --json is, like every other failure, one JSON document on stdout and one line on
+    stderr (exit 2), not a usage block a JSON reader cannot parse."""
+
+    _seen: list[str] = []  # the arguments this parser was given (a sub-command's parser: the verb's own)
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        self._seen = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is not None and value not in action.choices and isinstance(value, str):
+            choices = ", ".join(map(repr, action.choices))
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {choices})"
+                                                 f"{_close_matches(value, [str(c) for c in action.choices])}")
+        super()._check_value(action, value)
+
+    def _leaf(self) -> argparse.ArgumentParser:
+        """The (sub-)command parser the arguments reached: its flags are the ones a typo was meant for."""
+        parser: argparse.ArgumentParser = self
+        for word in self._seen:
+            subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            if subs and word in subs[0].choices:
+                parser = subs[0].choices[word]
+        return parser
+
+    def error(self, message: str) -> Any:
+        leaf = self._leaf()
+        if message.startswith("unrecognized arguments:"):
+            flags = [o for a in leaf._actions for o in a.option_strings if a.help != argparse.SUPPRESS]
+            message += "".join(_close_matches(w.split("=")[0], flags) for w in message.split(":", 1)[1].split()
+                               if w.startswith("--"))
+        options = self._seen[: self._seen.index("--")] if "--" in self._seen else self._seen
+        if "--json" in options:
+            _emit_json({"error": message})
+        else:
+            leaf.print_usage(sys.stderr)
+        from evtui.render import printable
+
+        sys.stderr.write(printable(f"{leaf.prog}: error: {message}", oneline=True) + "\n")
+        sys.exit(2)
 
 
 @contextmanager
@@ -88,19 +145,19 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
     if reading:
         lib, note = open_reader(cfg)
         if note and not getattr(args, "json", False):
-            err.print(f"[dim]{safe(note)}[/]")
+            _say(f"[dim]{safe(note)}[/]")
     else:
         lib = Library(cfg)
     for note in getattr(lib, "notes", []):
-        err.print(f"[yellow]note:[/] {safe(note)}")
+        _say(f"[yellow]note:[/] {safe(note)}")
     if lib.recovered:
-        err.print(f"[yellow]repaired {len(lib.recovered)} paper(s) left unfinished by an interrupted run[/]")
+        _say(f"[yellow]repaired {len(lib.recovered)} paper(s) left unfinished by an interrupted run[/]")
     if demo and not lib.read_only:
         with _progress("Loading the demo library", True) as cb:
             report = ensure_demo(lib, cb)
         if report is not None:
-            err.print(f"[dim]loaded the bundled demo library: {report.added} papers, {report.sentences} sentences "
-                      f"in {report.seconds:.1f}s[/]")
+            _say(f"[dim]loaded the bundled demo library: {report.added} papers, {report.sentences} sentences "
+                 f"in {report.seconds:.1f}s[/]")
     return lib
 
 
@@ -178,20 +235,27 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             if args.paths:
                 more = lib.ingest(args.paths, fmt=args.format, on_progress=cb)
                 report = more if args.zotero is None else _merged(report, more)
+    failed = bool(report.errors) and not (report.added or report.replaced or report.unchanged or report.same_paper)
     if args.json:
-        _emit_json(report.to_json())
+        # A run that read nothing fails (exit 1) as `judge` does: a top-level "error" a script can test, and the
+        # one line on stderr every failing verb gives.
+        why = f"nothing was ingested: {len(report.errors)} file(s) failed (first: {report.errors[0].path}: " \
+              f"{report.errors[0].reason})" if failed else ""
+        _emit_json({**report.to_json(), **({"error": why} if failed else {})})
+        if failed:
+            _say(f"[red]error:[/] {safe(why)}")
     else:
         rate = f" ({report.sentences / report.seconds:,.0f} sentences/s)" if report.seconds and report.sentences else ""
         same = f", {report.same_paper} already stored under another id" if report.same_paper else ""
-        err.print(f"[green]{report.added} added[/], {report.replaced} replaced, {report.unchanged} unchanged{same} · "
-                  f"{report.sentences:,} sentences from {report.files} file(s) in {report.seconds:.1f}s{rate}")
+        _say(f"[green]{report.added} added[/], {report.replaced} replaced, {report.unchanged} unchanged{same} · "
+             f"{report.sentences:,} sentences from {report.files} file(s) in {report.seconds:.1f}s{rate}")
         for e in report.errors:
-            err.print(f"[red]✗[/] {safe(e.path)}: {safe(e.reason)}")
+            _say(f"[red]✗[/] {safe(e.path)}: {safe(e.reason)}")
         if report.paper_vectors:
-            err.print(f"[dim]embedded {report.paper_vectors} new paper(s)' title + abstract for best's paper channel[/]")
+            _say(f"[dim]embedded {report.paper_vectors} new paper(s)' title + abstract for best's paper channel[/]")
         for note in report.notes:
-            err.print(f"[dim]note: {safe(note)}[/]")
-    return 1 if report.errors and not (report.added or report.replaced or report.unchanged or report.same_paper) else 0
+            _say(f"[dim]note: {safe(note)}[/]")
+    return 1 if failed else 0
 
 
 def _merged(a: Any, b: Any) -> Any:
@@ -251,8 +315,8 @@ def cmd_papers(args: argparse.Namespace) -> int:
     else:
         console.print(table)
     if len(papers) < total:
-        err.print(f"[dim]{len(papers):,} of {total:,} papers · --limit N for more (0: all), or pipe for "
-                  "tab-separated lines of every paper[/]")
+        _say(f"[dim]{len(papers):,} of {total:,} papers · --limit N for more (0: all), or pipe for "
+             "tab-separated lines of every paper[/]")
     return 0
 
 
@@ -349,7 +413,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
                 label = {"export": f"exported {total:,} sentences to Parquet",
                          "embed": "embedding on Ray…" if done == 0 else f"Ray embedded {total:,} sentences",
                          "store": f"stored {total:,} embeddings in DuckDB"}[name]
-                err.print(f"[dim]{label} ({time.perf_counter() - t0:.1f}s)[/]")
+                _say(f"[dim]{label} ({time.perf_counter() - t0:.1f}s)[/]")
 
             n = embed_with_ray(lib, address=args.ray_address, paper=args.paper,
                                parquet_dir=Path(args.parquet_dir) if args.parquet_dir else None,
@@ -374,9 +438,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
         _emit_json(out)
     else:
         if papers:
-            err.print(f"embedded {papers:,} papers (title + abstract) in {t_papers - t0:.1f}s")
-        err.print(f"embedded {n:,} sentences in {seconds:.1f}s · coverage {done:,}/{total:,}"
-                  f" · papers {p_done:,}/{p_total:,}")
+            _say(f"embedded {papers:,} papers (title + abstract) in {t_papers - t0:.1f}s")
+        _say(f"embedded {n:,} sentences in {seconds:.1f}s · coverage {done:,}/{total:,}"
+             f" · papers {p_done:,}/{p_total:,}")
     return 0
 
 
@@ -388,13 +452,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     # No --format: the extension decides (refs.bib -> BibTeX); a --format the extension contradicts is a warning.
     fmt, mismatch = choose_format(args.out, args.format)
     if mismatch:
-        err.print(f"[yellow]warning:[/] {safe(mismatch)}")
+        _say(f"[yellow]warning:[/] {safe(mismatch)}")
     with _open_library(args, demo=False, reading=True) as lib:
         n = write_export(lib, Path(args.out), fmt, plain=args.plain)
     if args.json:
         _emit_json({"out": str(Path(args.out).expanduser()), "format": fmt, "sentences": n})
     else:
-        err.print(f"wrote {n} sentence(s) to {safe(args.out)}")
+        _say(f"wrote {n} sentence(s) to {safe(args.out)}")
     return 0
 
 
@@ -481,7 +545,7 @@ def _select_through_app(args: argparse.Namespace) -> int:
     if reply.get("error"):
         raise EvtuiError(f"the open app could not add the selection: {reply['error']}")
     if not args.json:
-        err.print("[dim]added through the open app (it holds the library)[/]")
+        _say("[dim]added through the open app (it holds the library)[/]")
     return _selected(args, list(reply.get("added") or []), list(reply.get("selection") or []), judged, why_not)
 
 
@@ -500,9 +564,9 @@ def _selected(args: argparse.Namespace, added: list[str], ids: list[str], judged
                     **({"judge_error": why_not} if why_not else {})})
     else:
         verdicts = f" ({judged} judged by the local judge)" if judged else ""
-        err.print(f"added {len(added)}{verdicts}; the selection holds {len(ids)} sentence(s)")
+        _say(f"added {len(added)}{verdicts}; the selection holds {len(ids)} sentence(s)")
         if why_not:
-            err.print(f"[yellow]not judged: {safe(why_not)}[/]")
+            _say(f"[yellow]not judged: {safe(why_not)}[/]")
     return 0
 
 
@@ -529,7 +593,7 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
         for task in tasks:
             run_id, done = book.run_id(task), book.done(task)
             if done and not args.json:
-                err.print(f"[dim]resuming run {run_id} ({task}): {len(done)} item(s) already done[/]")
+                _say(f"[dim]resuming run {run_id} ({task}): {len(done)} item(s) already done[/]")
             with _progress(f"{task} · {args.method}", not args.json) as cb:
                 try:
                     res = run_evidencebench(
@@ -560,7 +624,7 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
                       f"{r['seconds']:.1f}")
     Console(emoji=False).print(table)
     if marked:
-        err.print(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
+        _say(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
     return 0
 
 
@@ -579,7 +643,7 @@ def _engine(args: argparse.Namespace) -> Engine | None:
 
 
 def _say_dim(message: str) -> None:
-    err.print(f"[dim]{safe(message)}[/]")
+    _say(f"[dim]{safe(message)}[/]")
 
 
 class _Files:
@@ -654,7 +718,7 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
     from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
 
     if in_sample({"method": res["method"], "dataset": res["dataset"], "data": str(args.claims)}):
-        err.print(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
+        _say(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
     return 0
 
 
@@ -688,7 +752,7 @@ def _bench_scifact_verify(args: argparse.Namespace) -> int:
     _verify_table(res, f"[bold]{safe(res['dataset'])}[/] · verify · {res['claims']} claims · top {res['papers']} "
                        f"papers · {res['seconds']:.1f}s")
     if note := sv.trained_on(Path(args.claims)):  # the --json keys stay as they are: a contract
-        err.print(f"[yellow]note: {safe(note)}[/]")
+        _say(f"[yellow]note: {safe(note)}[/]")
     return 0
 
 
@@ -703,7 +767,7 @@ def _recorded_run(args: argparse.Namespace, dataset: str, task: str, method: str
         book = RunBook(lib, dataset, [task], method, key, save=not args.no_save, resume=args.resume, say=_say_dim)
         run_id, done = book.run_id(task), book.done(task)
         if done and not args.json:
-            err.print(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
+            _say(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
         with _stage_progress(not args.json) as cb:
             try:
                 res, params = run(lib, cb, done, book.recorder(task))
@@ -713,7 +777,7 @@ def _recorded_run(args: argparse.Namespace, dataset: str, task: str, method: str
         if run_id:
             save(lib, res, params, run_id)
             if not args.json:
-                err.print(f"[dim]stored as run {run_id}[/]")
+                _say(f"[dim]stored as run {run_id}[/]")
     return res
 
 
@@ -789,8 +853,8 @@ def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: b
     if as_json:
         _emit_json(doc)
     else:
-        err.print(f"wrote {n} run(s) to {out}" + (f" and {doc['items']} item score(s) to {doc['items_csv']}"
-                                                  if items else ""), highlight=False)
+        _say(f"wrote {n} run(s) to {out}" + (f" and {doc['items']} item score(s) to {doc['items_csv']}"
+                                             if items else ""), highlight=False)
     return 0
 
 
@@ -803,9 +867,9 @@ def cmd_remove(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json({"removed": n, **({"missing": missing} if missing else {})})
     else:
-        err.print(f"removed {n} paper(s)")
+        _say(f"removed {n} paper(s)")
         if missing:
-            err.print(f"[yellow]no paper {safe(', '.join(missing))}[/]")
+            _say(f"[yellow]no paper {safe(', '.join(missing))}[/]")
     return 1 if missing else 0
 
 
@@ -846,10 +910,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
             est = estimate(result.query, result.evidence, judge, library=lib)
             if not args.json:
                 limit = f" · limit ${args.max_cost:.4f}" if args.max_cost is not None else ""
-                err.print(f"[bold]estimate[/] {safe(judge.model)}: {est.calls} call(s), {est.cached} cached · "
-                          f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out · ~${est.cost:.4f}{limit}")
+                _say(f"[bold]estimate[/] {safe(judge.model)}: {est.calls} call(s), {est.cached} cached · "
+                     f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out · ~${est.cost:.4f}{limit}")
                 for note in est.notes:
-                    err.print(f"[dim]note: {safe(note)}[/]")
+                    _say(f"[dim]note: {safe(note)}[/]")
         # Read-only beside the app: cached verdicts are served, new ones are shown but not stored.
         sink = (lambda _table, _rows: None) if lib.read_only else None
         judgments = judge_evidence(lib, result.query, result.evidence, judge=judge, max_cost=args.max_cost,
@@ -879,7 +943,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
                     "model": judge.model, "results": results,
                     **({"error": failure or "no sentence got a verdict"} if rc else {})})
         if failure:
-            err.print(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
+            _say(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
         return rc
     out = Console(emoji=False)
     kind = "local judge (offline, not an LLM)" if judge.name == "local" else "LLM judge"
@@ -929,9 +993,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     for note in totals["notes"]:
         out.print(f"[dim]note: {safe(note)}[/]")
     if stopped:
-        err.print(f"[yellow]stopped early:[/] {safe(stopped)}")
+        _say(f"[yellow]stopped early:[/] {safe(stopped)}")
     if failure:
-        err.print(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
+        _say(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
     return rc
 
 
@@ -1007,7 +1071,7 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json({"claims": n, "out": str(out_path)})
     else:
-        err.print(f"wrote {n} SciFact predictions to {safe(str(out_path))}")
+        _say(f"wrote {n} SciFact predictions to {safe(str(out_path))}")
     return 0
 
 
@@ -1051,7 +1115,7 @@ def _beir_method_help() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from evtui.ingest import FORMATS
 
-    p = argparse.ArgumentParser(prog="evtui", description="Find evidence sentences in scientific papers.")
+    p = _Parser(prog="evtui", description="Find evidence sentences in scientific papers.")
     p.add_argument("--version", action="version", version=f"evtui {__version__}")
     p.add_argument("--home", help="data home (default $EVTUI_HOME or the XDG data dir)")
     sub = p.add_subparsers(dest="verb", metavar="VERB")
@@ -1229,6 +1293,18 @@ def _resume_hint(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `evtui papers | head -1`: the reader has what it wanted (also when it went away before an error's JSON).
+        # Quiet, as Rich is for the tables (exit 1), with stdout pointed at /dev/null so that the interpreter's
+        # last flush cannot complain either.
+        with suppress(OSError, ValueError):  # a stdout without a file descriptor (captured) needs nothing
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "fn", None):
@@ -1247,11 +1323,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvtuiError as exc:
         if getattr(args, "json", False):
             _emit_json({"error": str(exc)})
-        err.print(f"[red]error:[/] {safe(str(exc))}")  # a message may hold [brackets] or escapes: not markup
+        _say(f"[red]error:[/] {safe(str(exc))}")  # a message may hold [brackets] or escapes: not markup
         return 2
     except KeyboardInterrupt:
-        err.print(f"[yellow]interrupted[/]{_resume_hint(args)}")
+        _say(f"[yellow]interrupted[/]{_resume_hint(args)}")
         return 130
+    except BrokenPipeError:
+        raise  # main's: not a failure to report
     except Exception as exc:
         from evtui.access import read_only_refusal
 
@@ -1264,7 +1342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         if getattr(args, "json", False):
             _emit_json({"error": message})
-        err.print(f"[red]error:[/] {safe(message)}")
+        _say(f"[red]error:[/] {safe(message)}")
         return 2
 
 

@@ -14,6 +14,7 @@ import pytest
 from evtui import inbox
 from evtui.config import load_config
 from evtui.judge.cache import JudgmentCache
+from evtui.tui.app import EvtuiApp
 from evtui.tui.screens.search import SearchScreen
 from tests.tui_pilot import TRIPLET, messages, run, search, started, until
 
@@ -54,10 +55,12 @@ def test_select_beside_the_open_app_lands_in_its_selection() -> None:
     run(flow)
 
 
-def test_with_nobody_taking_the_rows_select_says_so_and_adds_nothing() -> None:
+def test_with_nobody_taking_the_rows_select_says_so_and_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an app that never looks (still loading); patched on the class: the timer holds the method it was given
+    monkeypatch.setattr(EvtuiApp, "check_inbox", lambda self: None)
+
     async def flow() -> None:
         async with started() as (app, pilot):
-            app.check_inbox = lambda: None  # type: ignore[method-assign]  # an app that never looks (still loading)
             # the CLI in a process of its own (DuckDB's locks are per process), waiting half a second, not 15
             code = ("import sys; from evtui import cli; cli.APP_TAKES = 0.5; sys.exit(cli.main(sys.argv[1:]))")
             proc = subprocess.Popen([sys.executable, "-c", code, "select", TRIPLET, "--k", "1", "--method",
