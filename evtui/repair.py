@@ -8,6 +8,7 @@ record itself: its damage is reported with what to do, never repaired by guessin
 from __future__ import annotations
 
 import errno
+import re
 import shutil
 from pathlib import Path
 
@@ -58,7 +59,11 @@ def remove_index(index_path: Path) -> None:
 
 
 def short_reason(exc: BaseException, limit: int = 160) -> str:
-    msg = " ".join(str(exc).split()) or type(exc).__name__
+    return _cut(str(exc), limit) or type(exc).__name__
+
+
+def _cut(text: str, limit: int) -> str:
+    msg = " ".join(text.split())
     return msg if len(msg) <= limit else msg[: limit - 1] + "…"
 
 
@@ -110,15 +115,24 @@ def user_message(exc: BaseException, home: Path | None) -> str | None:
     import duckdb
 
     where = home or Path(".")
+    at = f" at {home}" if home is not None else ""  # the app passes no home: DuckDB's own words name the file
     if isinstance(exc, duckdb.Error):
-        msg = str(exc)
-        low = msg.lower()
-        if "corrupt" in low or "checksum" in low or "not a valid duckdb" in low or "invalid" in low and "file" in low:
+        # A fatal error (a write that failed on a full disk) "invalidates" the database: the cause, after "Original
+        # error:", is what happened; "invalidated" itself says nothing about the file (it is not damage).
+        cause = str(exc).split("Original error:", 1)[-1]
+        low = cause.lower()
+        if is_no_space(exc):
+            return f"cannot write the library{at}: {NO_SPACE}; free some space and run it again ({_cut(cause, 100)})"
+        # "could not read enough bytes": the file ends before a block DuckDB needs (cut short by a copy or a crash);
+        # "is cut short": evtui.store's check at open found that before any command ran into it
+        if ("corrupt" in low or "checksum" in low or "not a valid duckdb" in low or "could not read enough bytes" in low
+                or "is cut short" in low or re.search(r"\binvalid\b", low) and "file" in low):
             return database_damage(where, exc)
-        if is_no_space(exc) or "read-only" in low or "permission denied" in low:
-            return (f"cannot write the library at {where}: "
-                    f"{NO_SPACE if is_no_space(exc) else 'the data home is read-only'} ({short_reason(exc, 100)})")
-        return f"the library's database failed: {short_reason(exc)}"
+        # "read-only mode" is a write on a connection opened read-only (access.read_only_refusal's case, or a bug),
+        # not a read-only data home
+        if "read-only" in low and "read-only mode" not in low or "permission denied" in low:
+            return f"cannot write the library{at}: the data home is read-only ({_cut(cause, 100)})"
+        return f"the library's database failed: {_cut(cause, 160)}"
     if isinstance(exc, OSError):
         if is_no_space(exc):
             return f"{NO_SPACE} while writing {exc.filename or where}: free some space and run the command again"

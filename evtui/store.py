@@ -108,6 +108,26 @@ def _lock_message(exc: Exception, path: Path) -> str:
     return describe(path.parent, int(m.group(1)) if m else None)
 
 
+def _check_length(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """A file cut short (a copy that stopped, a truncation) opens without complaint, and each command then fails on
+    the first missing block with "Could not read enough bytes", after half its work. DuckDB's header knows how many
+    blocks the file holds, so the damage is told at open, once: a DuckDB IOException, which evtui.repair words as
+    damage with what to do (the CLI's error line, the app's loading screen)."""
+    try:
+        row = con.execute("PRAGMA database_size").fetchone()
+        size = path.stat().st_size
+    except (duckdb.Error, OSError):
+        return  # no verdict: the command itself meets the damage, if any
+    if row is None:
+        return
+    # used, not total: DuckDB cuts free blocks off the file's end but still counts them. Every used block is in
+    # the file, so a file shorter than them (headers not even counted) is cut short.
+    block_size, used_blocks = int(row[2] or 0), int(row[4] or 0)
+    if size < block_size * used_blocks:
+        raise duckdb.IOException(f'IO Error: the file "{path}" is cut short: {size:,} bytes, less than the '
+                                 f"{used_blocks} blocks of {block_size:,} bytes it holds")
+
+
 class Store:
     def __init__(self, path: Path, *, read_only: bool = False, memory_limit: str | None = None) -> None:
         self.path = path
@@ -120,6 +140,11 @@ class Store:
         self._switch_lock = threading.RLock()  # a cursor is never derived from a connection being reopened
         self.closed = False
         self.con = self._connect(self.read_only)
+        try:  # once, at the first open: a reopen can see blocks of this process's own that are not on disk yet
+            _check_length(self.con, path)
+        except BaseException:
+            self.con.close()
+            raise
         if not read_only:
             for stmt in SCHEMA:
                 self.con.execute(stmt)

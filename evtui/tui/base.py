@@ -69,8 +69,13 @@ class AppServices(Protocol):
 
 def failure_text(exc: BaseException) -> str:
     """An exception as the one line a notification shows: evtui's own errors by their message, any other with
-    its type (the name of an unexpected error helps a bug report)."""
-    return str(exc) if isinstance(exc, EvtuiError) else f"{type(exc).__name__}: {exc}"
+    its type (the name of an unexpected error helps a bug report). A failure the user can meet (a read-only or
+    damaged library, a full disk) gets the CLI's one line saying what happened and what to do."""
+    if isinstance(exc, EvtuiError):
+        return str(exc)
+    from evtui.repair import user_message
+
+    return user_message(exc, None) or f"{type(exc).__name__}: {exc}"
 
 
 def failure_reason(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Header, Input, ProgressBar, Static
+from textual.worker import get_current_worker
 
 from evtui.library import IngestProgress
 from evtui.models import Paper
@@ -58,6 +59,20 @@ def fit_columns(width: int, wanted: dict[str, int]) -> dict[str, int]:
     return {name: widths[name] for name in order if name in widths}
 
 
+def embed_summary(msg: EmbedFinished, papers_done: int, papers_total: int) -> str:
+    """What an embedding run did, in both its phases: the papers' title + abstract vectors, then the sentences (a
+    run cancelled among the papers has embedded no sentence yet, and says how many papers it kept)."""
+    papers = f"{papers_done:,} paper{'s' * (papers_done != 1)}" if papers_total else ""
+    if msg.cancelled:
+        kept = (f"{papers_done:,} of {papers_total:,} papers" if msg.total == 0 and papers_total else
+                f"{msg.embedded:,} of {msg.total:,} sentences" + (f" and {papers}" if papers else ""))
+        return f"embedding cancelled: {kept} kept ({msg.seconds:.0f}s); m resumes"
+    if msg.total == 0:
+        return (f"embedded {papers} in {msg.seconds:.0f}s; every sentence already has an embedding" if papers else
+                "every sentence already has an embedding")
+    return f"embedded {msg.embedded:,} sentences" + (f" and {papers}" if papers else "") + f" in {msg.seconds:.0f}s"
+
+
 def paper_matches(p: Paper, words: list[str]) -> bool:
     """Every word of the find box in the paper's id or title (case-insensitive)."""
     hay = f"{p.id} {p.title}".lower()
@@ -84,6 +99,7 @@ class LibraryScreen(EvtuiScreen):
         self.ingesting = False
         self.embedding = False
         self._stop_embedding = threading.Event()
+        self._embed_papers = (0, 0)  # (done, total) of the papers phase of the running or last embedding
         self.collection: str | None = None  # a Zotero collection to list only, or None for every paper
         self.collections: list[str] = []
         self.papers: list[Paper] = []  # the listed papers (a collection's, or all), before the find box
@@ -214,15 +230,20 @@ class LibraryScreen(EvtuiScreen):
         self.query_one("#papers", PagedTable).focus()  # o opens the match under the cursor
 
     def action_clear_find(self) -> None:
+        if self.query_one("#add-path", Input).has_focus:  # out of the field (its text kept), as from a filter field
+            self.query_one("#papers", PagedTable).focus()
+            return
         find = self.query_one("#find", Input)
         find.value = ""
         self.fill_table()
         self.query_one("#papers", PagedTable).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "clear_find":  # esc empties the find box first; with it empty, esc goes back to search
+        if action == "clear_find":  # esc leaves the add field, empties the find box; then it goes back to search
             find = self.query_one("#find", Input)
-            return bool(find.value) or find.has_focus
+            return bool(find.value) or find.has_focus or self.query_one("#add-path", Input).has_focus
+        if action == "cancel_embed":  # in the key bar only while there is something to cancel: at 80 columns its
+            return self.embedding  # place shows `z` and `^r`
         return True
 
     def action_next_collection(self) -> None:
@@ -271,6 +292,8 @@ class LibraryScreen(EvtuiScreen):
         bar = self.query_one("#ingest-bar", ProgressBar)
         bar.update(total=None, progress=0)
         self.query_one("#ingest-text", Static).update(f"reading {path.name}…")
+        # the list takes the keys while it reads: a letter meant for it (f, x, l back here) is not typed in the path
+        self.query_one("#papers", PagedTable).focus()
         self.ingest_worker(path)
 
     @work(thread=True, exclusive=True, group="ingest")
@@ -318,6 +341,7 @@ class LibraryScreen(EvtuiScreen):
         self.ingesting = False
         if msg.what == "Embed":
             self.embedding = False
+            self.refresh_bindings()
         self.query_one("#ingest-text", Static).update(Text(msg.reason, style="red"))
 
     # -- embedding ---------------------------------------------------------------------------------
@@ -332,7 +356,9 @@ class LibraryScreen(EvtuiScreen):
                         severity="error")
             return
         self.embedding = True
+        self.refresh_bindings()
         self._stop_embedding.clear()
+        self._embed_papers = (0, 0)
         self.query_one("#ingest-row").display = True
         self.query_one("#ingest-bar", ProgressBar).update(total=None, progress=0)
         self.query_one("#ingest-text", Static).update("finding the sentences without an embedding…")
@@ -349,19 +375,26 @@ class LibraryScreen(EvtuiScreen):
         assert app.library is not None
         t0 = time.perf_counter()
         seen = [0, 0]
+        worker = get_current_worker()
 
         class _Stop(Exception):
             pass
 
+        def stopping() -> bool:
+            # `c`, or the app quitting (it cancels its workers, then waits for this thread: a run left going
+            # would hold a quit for the minutes the rest of the library takes)
+            return self._stop_embedding.is_set() or worker.is_cancelled
+
         def progress(done: int, total: int) -> None:
             seen[:] = [done, total]
             self.post_message(EmbedProgress(done, total))
-            if self._stop_embedding.is_set():
+            if stopping():
                 raise _Stop
 
         def papers(done: int, total: int) -> None:
+            self._embed_papers = (done, total)
             self.post_message(EmbedProgress(done, total, "papers"))
-            if self._stop_embedding.is_set():
+            if stopping():
                 raise _Stop
 
         with self.failures("Embed", lambda exc: f"{type(exc).__name__}: {exc}"):
@@ -382,12 +415,8 @@ class LibraryScreen(EvtuiScreen):
 
     def on_embed_finished(self, msg: EmbedFinished) -> None:
         self.embedding = False
-        if msg.cancelled:
-            text = f"embedding cancelled: {msg.embedded:,} of {msg.total:,} kept ({msg.seconds:.0f}s); m resumes"
-        elif msg.total == 0:
-            text = "every sentence already has an embedding"
-        else:
-            text = f"embedded {msg.embedded:,} sentences in {msg.seconds:.0f}s"
+        self.refresh_bindings()
+        text = embed_summary(msg, *self._embed_papers)
         self.query_one("#ingest-text", Static).update(text)
         self.notify(text, title="Embed")
 
@@ -404,9 +433,12 @@ class LibraryScreen(EvtuiScreen):
             if yes:
                 self.remove_worker(p.id)
 
+        basket = self.evtui.basket
+        picked = sum(sid.startswith(p.id + ":") for sid in basket.ids()) if basket is not None else 0
         body = Text.assemble((p.title + "\n", "bold"), (f"{p.id} · {p.n_sentences:,} sentences", "dim"),
-                             "\n\nIts sentences leave the library and the index; selected ones stay in the "
-                             "basket as \"no longer in the library\".")
+                             "\n\nIts sentences leave the library and the index.",
+                             (f" {picked:,} of them {'are' if picked != 1 else 'is'} in your selection: "
+                              "they stay there as \"no longer in the library\"." if picked else ""))
         self.app.push_screen(ConfirmScreen("Remove this paper?", body, yes="Remove"), confirmed)
 
     @work(thread=True, exclusive=True, group="ingest")

@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from evtui.models import Aspect
 from evtui.render import plain, safe_text, short
+from evtui.tui.widgets.oneline import OneLineInput
 
 ROLES = ("head", "relation", "tail", "concept")
 
@@ -68,9 +69,9 @@ class AspectEditScreen(ModalScreen["Aspect | None"]):
         with Vertical(classes="dialog"):
             yield Label(f"Aspect {a.id}", classes="dialog-title")
             yield Label("label")
-            yield Input(a.label, placeholder="e.g. colorectal cancer", id="label")
+            yield OneLineInput(a.label, placeholder="e.g. colorectal cancer", id="label")
             yield Label("terms it matches (comma-separated; empty: derived from the label)")
-            yield Input(", ".join(a.terms), placeholder="derived from the label", id="terms")
+            yield OneLineInput(", ".join(a.terms), placeholder="derived from the label", id="terms")
             yield Label("role")
             yield Select([(r, r) for r in ROLES], value=a.role if a.role in ROLES else "concept", id="role",
                          allow_blank=False)

@@ -23,12 +23,13 @@ from evtui.methods import needs_embeddings
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
-from evtui.tui.base import EvtuiScreen, failure_reason
+from evtui.tui.base import EvtuiScreen, failure_reason, failure_text
 from evtui.tui.data import judge_cell, judge_lines, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
 from evtui.tui.widgets.keybar import KeyBar
+from evtui.tui.widgets.oneline import OneLineInput
 
 if TYPE_CHECKING:
     from evtui.search import SearchResult
@@ -126,7 +127,7 @@ class SearchScreen(EvtuiScreen):
         methods, default = _methods()
         yield Header()
         with Horizontal(id="query-row"):
-            yield Input(placeholder="hypothesis, claim, or (head, relation, tail) — enter searches", id="query")
+            yield OneLineInput(placeholder="hypothesis, claim, or (head, relation, tail) — enter searches", id="query")
             yield Label("", id="mode")
         yield AspectBar(id="chips")
         with Horizontal(id="controls"):
@@ -824,7 +825,8 @@ class SearchScreen(EvtuiScreen):
         try:
             now = app.basket.toggle(e, self.result.query, self.result.method)
         except Exception as exc:  # noqa: BLE001 - the database can refuse (disk full, read-only, a reader)
-            self.notify(f"cannot change the selection: {exc}", title="Select", severity="error")
+            # failure_text: a full disk or a read-only home in the CLI's words, not DuckDB's TransactionContext Error
+            self.notify(f"cannot change the selection: {failure_text(exc)}", title="Select", severity="error")
             return
         n = len(app.selected_ids())
         table.update_cell_at(Coordinate(table.cursor_row, 0), self.rank_cell(e, now))
