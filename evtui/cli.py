@@ -513,7 +513,11 @@ def _judge_fresh(lib: Library, res: Any, fresh: list[Any], searcher: Any,
         judge = make_judge(lib, "local", None, None, searcher=searcher)
         return sum(j.status == "ok" for j in judge_evidence(lib, res.query, fresh, judge=judge, sink=sink)), ""
     except Exception as exc:  # noqa: BLE001  the selection is kept; only the verdicts are missing
-        return 0, str(exc) if isinstance(exc, EvtuiError) else f"the local judge failed: {exc}"
+        if isinstance(exc, EvtuiError):
+            return 0, str(exc)
+        from evtui.repair import user_message
+
+        return 0, f"the local judge failed: {user_message(exc, lib.config.home) or exc}"
 
 
 def _select_through_app(args: argparse.Namespace) -> int:
@@ -863,11 +867,16 @@ def cmd_remove(args: argparse.Namespace) -> int:
         missing = [pid for pid in dict.fromkeys(args.ids) if lib.store.paper(pid) is None]
         if missing and len(missing) == len(set(args.ids)):
             raise EvtuiError(f"no paper {', '.join(missing)} (`evtui papers` lists the ids)")
+        gone = {pid for pid in args.ids if pid not in missing}
+        selected = sum(sid.rsplit(":", 1)[0] in gone for sid in _selection_ids(lib))
         n = lib.remove(args.ids)
     if args.json:
         _emit_json({"removed": n, **({"missing": missing} if missing else {})})
     else:
         _say(f"removed {n} paper(s)")
+        if selected:
+            _say(f"[yellow]{selected} selected sentence(s) came from them: they stay in the selection as "
+                 "\"no longer in the library\" (x on the Export screen removes them)[/]")
         if missing:
             _say(f"[yellow]no paper {safe(', '.join(missing))}[/]")
     return 1 if missing else 0

@@ -169,7 +169,9 @@ class Basket:
             out.append(Selected(
                 sentence_id=sid, query=query, mode=mode,
                 aspects=[Aspect(a["id"], a["label"], a["terms"]) for a in json.loads(aspects or "[]")],
-                highlights=[Span(h["aspect"], h["start"], h["end"]) for h in json.loads(highlights or "[]")],
+                # a removed paper's sentence: its spans would light the placeholder ("li**brary**")
+                highlights=[Span(h["aspect"], h["start"], h["end"]) for h in json.loads(highlights or "[]")]
+                if text is not None else [],
                 method=method, score=score or 0.0, text=text or "(sentence no longer in the library)",
                 section=section or "", paper=self.library.store.paper(paper_id) if paper_id else None,
             ))

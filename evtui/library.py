@@ -221,9 +221,14 @@ class Library:
             from evtui.repair import short_reason, why_not_written
 
             self.recovered = []
-            self.notes.append(f"could not finish indexing {len(self.store.unfinished())} paper(s): "
-                              f"{why_not_written(home, exc) or short_reason(exc)}; searches see the rest, and the "
-                              "next command tries again")
+            try:
+                left = len(self.store.unfinished())
+            except Exception:  # noqa: BLE001 - the database itself failed: the command's own error says how
+                left = 0
+            if left:  # "could not finish indexing 0 paper(s)" said nothing true
+                self.notes.append(f"could not finish indexing {left} paper(s): "
+                                  f"{why_not_written(home, exc) or short_reason(exc)}; searches see the rest, and "
+                                  "the next command tries again")
             try:
                 self.index.rollback()
             except Exception:  # noqa: BLE001 - a killed writer cannot roll back either; nothing was committed

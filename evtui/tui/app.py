@@ -169,7 +169,7 @@ class EvtuiApp(App[None]):
             return
         except Exception as exc:  # noqa: BLE001
             lib.close()
-            self.post_message(LibraryFailed(f"{type(exc).__name__}: {exc}"))
+            self.post_message(LibraryFailed(failure_text(exc)))  # the CLI's words for a full disk, damage…
             return
         note = f"{stats['papers']:,} papers · {stats['sentences']:,} sentences"
         if report is not None:
