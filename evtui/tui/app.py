@@ -45,6 +45,7 @@ class _LoadCancelled(Exception):
     """The app is closing while it loads the library: the load stops at its next step."""
 
 
+WRITER_STOP_WAIT = 60.0  # seconds quitting waits for an ingest or embed to reach its next step
 INBOX_POLL = 1.0  # seconds between looks for a CLI's request (a directory listing)
 
 
@@ -97,6 +98,8 @@ class EvtuiApp(App[None]):
         self._local_judge: Any = None
         self._judge_lock = threading.Lock()
         self._inbox_lock = threading.Lock()  # one inbox pass at a time: a request is written once
+        self._writers = 0  # workers inside library_writer()
+        self._writers_done = threading.Condition()
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
 
@@ -274,6 +277,12 @@ class EvtuiApp(App[None]):
         if bench is not None:
             bench.cancel_event.set()  # type: ignore[attr-defined]
             bench.close_drill_library()  # type: ignore[attr-defined]
+        # An ingest or embed must stop before the library closes: each of its steps ends in the switch that takes
+        # db_lock, and closing (under db_lock) waits for its write lock — closing first hung the app for good.
+        for worker in list(self.workers):
+            worker.cancel()  # they check at their next step
+        with self._writers_done:
+            self._writers_done.wait_for(lambda: self._writers == 0, timeout=WRITER_STOP_WAIT)
         if self.view is not None:
             self.view.close()
         if self.library is not None:
@@ -286,6 +295,19 @@ class EvtuiApp(App[None]):
         self._local_judge = None
 
     # -- shared helpers ----------------------------------------------------------------------------
+    @contextmanager
+    def library_writer(self) -> Iterator[None]:
+        """Held by a worker that writes the library step by step (ingest, embed): quitting cancels it and waits for
+        it to stop at its next step before closing the library."""
+        with self._writers_done:
+            self._writers += 1
+        try:
+            yield
+        finally:
+            with self._writers_done:
+                self._writers -= 1
+                self._writers_done.notify_all()
+
     @contextmanager
     def switch_guard(self) -> Iterator[None]:
         """Held while the shared library reopens DuckDB: no worker (db_lock) and no UI-thread read (db_gate)

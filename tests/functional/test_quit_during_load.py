@@ -4,6 +4,7 @@ launch finishes the load."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from evtui.tui.app import EvtuiApp
 from evtui.tui.screens.loading import LoadingScreen
 
 PAPERS = 400
+FOLDER = 200  # 60,000 sentences: seconds of ingest, so q arrives long before its end
 
 
 @pytest.fixture
@@ -49,3 +51,33 @@ def test_q_while_the_demo_loads_quits_and_the_next_launch_finishes(big_demo: Pat
         assert lib.store.stats()["papers"] < PAPERS  # stopped early (before: the whole demo, then the exit)
         report = ensure_demo(lib)  # the next launch
         assert report is not None and lib.store.stats()["papers"] == PAPERS
+
+
+def test_q_during_an_ingest_from_the_library_screen_quits_at_its_next_step(papers_ingested: Path,
+                                                                           tmp_path: Path) -> None:
+    from tui_pilot import library_screen, started, until
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(FOLDER):
+        body = " ".join(f"Statin dose {i} lowered LDL cholesterol by {j}% in group {j}." for j in range(300))
+        (folder / f"n{i:04d}.txt").write_text(f"Note {i}\n\n{body}\n", encoding="utf-8")
+    with Library(load_config()) as lib:
+        before = lib.store.stats()["papers"]
+
+    async def flow() -> None:
+        async with started((80, 24)) as (app, pilot):
+            screen = await library_screen(app, pilot)
+            screen.ingesting = True
+            screen.ingest_worker(folder)  # as `a` + enter starts it
+            await until(pilot, lambda: app.library is not None and "n00" in str(
+                screen.query_one("#ingest-text").render()), "the ingest's first step", timeout=60)
+            app.exit()  # as q does (Pilot's own key press would wait for the whole ingest: the app is never idle)
+
+    # In a thread with a deadline: closing the library under db_lock while the ingest waited for it hung for good.
+    runner = threading.Thread(target=asyncio.run, args=(flow(),), daemon=True)
+    runner.start()
+    runner.join(120)
+    assert not runner.is_alive(), "quitting during an ingest hung"
+    with Library(load_config()) as lib:
+        assert lib.store.stats()["papers"] < before + FOLDER  # stopped early (it used to read the whole folder)

@@ -79,6 +79,10 @@ def paper_matches(p: Paper, words: list[str]) -> bool:
     return all(w in hay for w in words)
 
 
+class _IngestCancelled(Exception):
+    """The app is closing during an ingest: it stops at its next step."""
+
+
 class LibraryScreen(EvtuiScreen):
     BINDINGS = [
         Binding("f", "find", "Find paper", id="library.find"),
@@ -300,14 +304,21 @@ class LibraryScreen(EvtuiScreen):
     def ingest_worker(self, path: Path) -> None:
         app = self.evtui
         assert app.library is not None
+        worker = get_current_worker()
 
         def progress(p: IngestProgress) -> None:
+            if worker.is_cancelled:  # the app is closing: stop at this step (stored papers stay, a re-run adds the rest)
+                raise _IngestCancelled
             self.post_message(IngestStep(p))
 
         with self.failures("Ingest"):
             # Not under db_lock: the ingest writes through its own connection and the index writer, so searches
             # keep running on the last committed state while it works.
-            report = app.library.ingest([path], on_progress=progress)
+            try:
+                with app.library_writer():
+                    report = app.library.ingest([path], on_progress=progress)
+            except _IngestCancelled:
+                return
             self.post_message(IngestFinished(report))
 
     def on_ingest_step(self, msg: IngestStep) -> None:
@@ -400,7 +411,8 @@ class LibraryScreen(EvtuiScreen):
         with self.failures("Embed", lambda exc: f"{type(exc).__name__}: {exc}"):
             try:
                 # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
-                n = app.library.embed(on_progress=progress, on_papers=papers)
+                with app.library_writer():
+                    n = app.library.embed(on_progress=progress, on_papers=papers)
             except _Stop:
                 self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
                 return
