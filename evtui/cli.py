@@ -883,15 +883,9 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from evtui.config import load_config
     from evtui.tui.app import run
 
-    cfg = load_config()
-    if getattr(args, "home", None):
-        cfg.home = Path(args.home).expanduser()
-    run(cfg)
+    run(_config(args))
     return 0
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,3 +87,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     import gc
 
     gc.collect()
+
+
+@pytest.fixture
+def small_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A nine-paper stand-in for the bundled demo (three formats, a jats/ subfolder), as EVTUI_DEMO_DIR."""
+    src = tmp_path / "demo"
+    (src / "jats").mkdir(parents=True)
+    shutil.copy(FIXTURES / "core" / "scifact5.jsonl", src)
+    shutil.copy(FIXTURES / "core" / "cdr3.pubtator.txt", src)
+    shutil.copy(FIXTURES / "core" / "PMC2852030.xml", src / "jats")
+    monkeypatch.setenv("EVTUI_DEMO_DIR", str(src))
+    return src

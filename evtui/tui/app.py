@@ -29,7 +29,7 @@ from evtui.export import Basket
 from evtui.library import IngestProgress, Library
 from evtui.render import printable
 from evtui.search import Searcher, SearchResult
-from evtui.tui.base import failure_text
+from evtui.tui.base import WorkCancelled, failure_text
 from evtui.tui.commands import EvtuiCommands
 from evtui.tui.data import LibraryView, SharedBasket
 from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady, SelectionArrived
@@ -39,11 +39,6 @@ from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
 from evtui.tui.state import UiState
 from evtui.tui.widgets import AspectBar, RowTable
-
-
-class _LoadCancelled(Exception):
-    """The app is closing while it loads the library: the load stops at its next step."""
-
 
 WRITER_STOP_WAIT = 60.0  # seconds quitting waits for an ingest or embed to reach its next step
 INBOX_POLL = 1.0  # seconds between looks for a CLI's request (a directory listing)
@@ -159,7 +154,7 @@ class EvtuiApp(App[None]):
         try:
             def progress(p: IngestProgress) -> None:
                 if worker.is_cancelled:  # q during the first launch's load: stop now, the next launch finishes it
-                    raise _LoadCancelled
+                    raise WorkCancelled
                 self.post_message(IngestStep(p))
 
             with lib.rw():
@@ -167,7 +162,7 @@ class EvtuiApp(App[None]):
                 prepare_tables(lib)  # created now: read-only between writes, the app cannot create them later
             lib.abbreviations()  # warm: the query bar parses as you type
             stats = lib.store.stats()
-        except _LoadCancelled:
+        except WorkCancelled:
             lib.close()  # the papers stored so far are kept; evtui.demo finishes the load on the next launch
             return
         except Exception as exc:  # noqa: BLE001

@@ -58,6 +58,8 @@ class AppServices(Protocol):
 
     def local_judge(self) -> Any: ...
 
+    def library_writer(self) -> AbstractContextManager[None]: ...
+
     def judge_model(self) -> str | None: ...
 
     def judge_setting(self, name: str) -> Any: ...
@@ -65,6 +67,11 @@ class AppServices(Protocol):
     def mode_screens(self) -> dict[str, type[Screen[Any]]]: ...
 
     async def run_in_mode(self, mode: str, action: str) -> None: ...
+
+
+class WorkCancelled(Exception):
+    """Raised from a long worker's progress callback when it is to stop at that step (the app is closing, or the
+    user cancelled): what is stored so far stays, and a later run finishes it."""
 
 
 def failure_text(exc: BaseException) -> str:

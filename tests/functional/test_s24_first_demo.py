@@ -5,7 +5,6 @@ library, also in a home an evtui from before the fix left half loaded."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,14 +20,8 @@ CORE = Path(__file__).parents[1] / "fixtures" / "core"
 
 
 @pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    src = tmp_path / "demo"
-    (src / "jats").mkdir(parents=True)
-    shutil.copy(CORE / "scifact5.jsonl", src)
-    shutil.copy(CORE / "cdr3.pubtator.txt", src)
-    shutil.copy(CORE / "PMC2852030.xml", src / "jats")
-    monkeypatch.setenv("EVTUI_DEMO_DIR", str(src))
-    return src
+def demo(small_demo: Path) -> Path:
+    return small_demo
 
 
 def _stats(home: Path, crash: str | None = None) -> subprocess.CompletedProcess[str]:

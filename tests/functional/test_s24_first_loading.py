@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,8 @@ CORE = Path(__file__).parents[1] / "fixtures" / "core"
 
 
 @pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    src = tmp_path / "demo"
-    (src / "jats").mkdir(parents=True)
-    shutil.copy(CORE / "scifact5.jsonl", src)
-    shutil.copy(CORE / "cdr3.pubtator.txt", src)
-    shutil.copy(CORE / "PMC2852030.xml", src / "jats")
-    monkeypatch.setenv("EVTUI_DEMO_DIR", str(src))
-    return src
+def demo(small_demo: Path) -> Path:
+    return small_demo
 
 
 def test_the_demo_is_counted_in_papers(demo: Path) -> None:

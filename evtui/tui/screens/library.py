@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 from evtui.library import IngestProgress
 from evtui.models import Paper
 from evtui.sources import read_note, source_label
-from evtui.tui.base import EvtuiScreen
+from evtui.tui.base import EvtuiScreen, WorkCancelled
 from evtui.tui.data import flow, short
 from evtui.tui.messages import (
     EmbedFinished,
@@ -77,10 +77,6 @@ def paper_matches(p: Paper, words: list[str]) -> bool:
     """Every word of the find box in the paper's id or title (case-insensitive)."""
     hay = f"{p.id} {p.title}".lower()
     return all(w in hay for w in words)
-
-
-class _IngestCancelled(Exception):
-    """The app is closing during an ingest: it stops at its next step."""
 
 
 class LibraryScreen(EvtuiScreen):
@@ -308,7 +304,7 @@ class LibraryScreen(EvtuiScreen):
 
         def progress(p: IngestProgress) -> None:
             if worker.is_cancelled:  # the app is closing: stop at this step (stored papers stay, a re-run adds the rest)
-                raise _IngestCancelled
+                raise WorkCancelled
             self.post_message(IngestStep(p))
 
         with self.failures("Ingest"):
@@ -317,7 +313,7 @@ class LibraryScreen(EvtuiScreen):
             try:
                 with app.library_writer():
                     report = app.library.ingest([path], on_progress=progress)
-            except _IngestCancelled:
+            except WorkCancelled:
                 return
             self.post_message(IngestFinished(report))
 
@@ -388,9 +384,6 @@ class LibraryScreen(EvtuiScreen):
         seen = [0, 0]
         worker = get_current_worker()
 
-        class _Stop(Exception):
-            pass
-
         def stopping() -> bool:
             # `c`, or the app quitting (it cancels its workers, then waits for this thread: a run left going
             # would hold a quit for the minutes the rest of the library takes)
@@ -400,20 +393,20 @@ class LibraryScreen(EvtuiScreen):
             seen[:] = [done, total]
             self.post_message(EmbedProgress(done, total))
             if stopping():
-                raise _Stop
+                raise WorkCancelled
 
         def papers(done: int, total: int) -> None:
             self._embed_papers = (done, total)
             self.post_message(EmbedProgress(done, total, "papers"))
             if stopping():
-                raise _Stop
+                raise WorkCancelled
 
         with self.failures("Embed", lambda exc: f"{type(exc).__name__}: {exc}"):
             try:
                 # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
                 with app.library_writer():
                     n = app.library.embed(on_progress=progress, on_papers=papers)
-            except _Stop:
+            except WorkCancelled:
                 self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
                 return
             self.post_message(EmbedFinished(n, seen[1], False, time.perf_counter() - t0))
