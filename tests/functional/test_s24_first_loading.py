@@ -15,8 +15,6 @@ from evtui.library import IngestProgress
 from evtui.tui.messages import IngestStep
 from evtui.tui.screens.loading import LoadingScreen, time_left
 
-CORE = Path(__file__).parents[1] / "fixtures" / "core"
-
 
 @pytest.fixture
 def demo(small_demo: Path) -> Path:
