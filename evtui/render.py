@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Sequence
 
@@ -51,33 +52,60 @@ def cell(value: object) -> object:
 ASPECT_COLORS: tuple[str, ...] = (
     "#ff8700", "#00afff", "#5fd75f", "#d75fd7", "#ffd700", "#ff5f5f", "#5fd7d7", "#af87ff",
 )
+# Without colour (NO_COLOR, or the app's monochrome mode) every aspect's matches looked alike: each aspect gets its
+# own text attributes instead, and its chip is drawn in them, so the chips are the legend. The first three (a
+# triplet's) are the attributes nearly every terminal draws.
+ASPECT_MARKS: tuple[str, ...] = (
+    "underline", "reverse", "italic", "underline italic", "reverse italic", "reverse underline", "strike",
+    "strike italic",
+)
+
+
+def no_color() -> bool:
+    """NO_COLOR is set and not empty (no-color.org, as Rich reads it): the CLI's output has no colour."""
+    return os.environ.get("NO_COLOR", "") != ""
 
 
 def aspect_color(index: int) -> str:
     return ASPECT_COLORS[index % len(ASPECT_COLORS)]
 
 
-def aspect_styles(aspects: Sequence[Aspect]) -> dict[str, str]:
-    return {a.id: f"bold {aspect_color(i)}" for i, a in enumerate(aspects)}
+def aspect_mark(index: int) -> str:
+    return ASPECT_MARKS[index % len(ASPECT_MARKS)]
 
 
-def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_style: str = "") -> Text:
-    """The sentence with each aspect's matches in its colour (later spans win where aspects overlap)."""
-    styles = aspect_styles(aspects)
+def aspect_styles(aspects: Sequence[Aspect], *, mono: bool | None = None) -> dict[str, str]:
+    """Each aspect's highlight style: its colour, or (`mono`; None: NO_COLOR decides) its text attributes."""
+    mono = no_color() if mono is None else mono
+    return {a.id: f"bold {aspect_mark(i)}" if mono else f"bold {aspect_color(i)} underline"
+            for i, a in enumerate(aspects)}
+
+
+def chip_style(index: int, *, mono: bool | None = None) -> str:
+    """Aspect `index`'s chip: black on its colour, or (`mono`) drawn in the attributes its matches have."""
+    mono = no_color() if mono is None else mono
+    return f"bold {aspect_mark(index)}" if mono else f"bold black on {aspect_color(index)}"
+
+
+def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_style: str = "", *,
+              mono: bool | None = None) -> Text:
+    """The sentence with each aspect's matches in its colour, or its attributes when `mono` (later spans win
+    where aspects overlap)."""
+    styles = aspect_styles(aspects, mono=mono)
     out = Text(printable(text), style=base_style)
     for s in spans:
         style = styles.get(s.aspect)
         if style and 0 <= s.start < s.end <= len(text):
-            out.stylize(f"{style} underline", s.start, s.end)
+            out.stylize(style, s.start, s.end)
     return out
 
 
-def aspect_chips(aspects: Sequence[Aspect]) -> Text:
+def aspect_chips(aspects: Sequence[Aspect], *, mono: bool | None = None) -> Text:
     out = Text()
     for i, a in enumerate(aspects):
         if i:
             out.append("  ")
-        out.append(f" {a.id}: {printable(a.label, oneline=True)} ", style=f"bold black on {aspect_color(i)}")
+        out.append(f" {a.id}: {printable(a.label, oneline=True)} ", style=chip_style(i, mono=mono))
     return out
 
 

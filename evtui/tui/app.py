@@ -19,6 +19,7 @@ from typing import Any, ClassVar, cast
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import LineFilter, Monochrome
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
@@ -32,6 +33,7 @@ from evtui.search import Searcher, SearchResult
 from evtui.tui.base import WorkCancelled, failure_text
 from evtui.tui.commands import EvtuiCommands
 from evtui.tui.data import LibraryView, SharedBasket
+from evtui.tui.filters import LegibleMonochrome
 from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady, SelectionArrived
 from evtui.tui.screens.loading import LoadingScreen
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
@@ -77,6 +79,7 @@ class EvtuiApp(App[None]):
 
     def __init__(self, config: Config | None = None, *, clock: Callable[[], float] = time.perf_counter) -> None:
         super().__init__()
+        self._legible = LegibleMonochrome()  # used under NO_COLOR (get_line_filters)
         self.config = config or load_config()
         self.clock = clock  # durations shown in the status line (tests pin it for stable snapshots)
         self.library: Library | None = None
@@ -97,6 +100,10 @@ class EvtuiApp(App[None]):
         self._writers_done = threading.Condition()
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, its NO_COLOR greyscale replaced by one that keeps every text readable."""
+        return [self._legible if type(f) is Monochrome else f for f in super().get_line_filters()]
 
     # -- start-up ----------------------------------------------------------------------------------
     def on_mount(self) -> None:

@@ -168,3 +168,10 @@ def default_dataset() -> Path | None:
         if cand.is_file():
             return cand.resolve()
     return None
+
+
+def quoted(text: str, paper: Any | None, paper_id: str) -> str:
+    """A sentence as `y` copies it: on one line, in quotes, with its paper's citation (the id if it has none)."""
+    from evtui.export import citation
+
+    return f"“{' '.join(printable(text).split())}” — {citation(paper) if paper else paper_id}"

@@ -11,9 +11,9 @@ from textual.widgets.option_list import Option
 
 from evtui.export import READER_METHOD
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
-from evtui.render import aspect_color, highlight, plain, printable, safe_text
+from evtui.render import chip_style, highlight, plain, printable, safe_text
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import flow, short
+from evtui.tui.data import flow, quoted, short
 from evtui.tui.widgets.keybar import KeyBar
 
 
@@ -22,6 +22,7 @@ class ReaderScreen(EvtuiScreen):
         Binding("n", "next_hit", "Next hit", id="reader.next"),
         Binding("p", "previous_hit", "Previous hit", id="reader.previous"),
         Binding("space", "toggle_select", "Select", id="reader.select"),
+        Binding("y", "copy", "Copy", id="reader.copy"),
         Binding("j", "cursor_down", "Down", show=False, id="reader.down"),
         Binding("k", "cursor_up", "Up", show=False, id="reader.up"),
         Binding("escape", "close", "Back", id="reader.back"),
@@ -102,7 +103,7 @@ class ReaderScreen(EvtuiScreen):
         if self.parsed is not None:
             # each chip and the hit count whole on its line ("10 | hit(s)" was split at 80 columns)
             head = self.query_one("#reader-head", Static)
-            parts = [Text(f" {a.id}: {printable(a.label, oneline=True)} ", style=f"bold black on {aspect_color(i)}")
+            parts = [Text(f" {a.id}: {printable(a.label, oneline=True)} ", style=chip_style(i, mono=self.app.no_color))
                      for i, a in enumerate(self.parsed.aspects)]
             parts.append(Text(f" {len(self.hits)} hit(s) · n next · p previous", style="dim"))
             out.append_text(flow(parts, head.content_region.width or max(20, self.app.size.width - 4), sep="  "))
@@ -122,7 +123,7 @@ class ReaderScreen(EvtuiScreen):
         grid.add_column(width=5, no_wrap=True)
         grid.add_column(ratio=1)
         grid.add_row(mark, highlight(s.text, self.spans.get(s.id, []), aspects,
-                                     base_style="bold" if s.section_kind == "title" else ""))
+                                     base_style="bold" if s.section_kind == "title" else "", mono=self.app.no_color))
         return grid
 
     def goto(self, sentence_id: str) -> None:
@@ -219,6 +220,15 @@ class ReaderScreen(EvtuiScreen):
         ol = self.query_one(OptionList)
         ol.replace_option_prompt(sid, self.prompt(s))
         self.show_status()
+
+    def action_copy(self) -> None:
+        """The sentence under the cursor with its citation to the clipboard, as `y` on the Search screen."""
+        sid = self.current_id()
+        if sid is None or self.paper is None:
+            self.notify("move to a sentence first", title="Copy", severity="warning")
+            return
+        self.app.copy_to_clipboard(quoted(self.sentences[sid].text, self.paper, self.paper.id))
+        self.notify("sentence and citation copied (OSC 52: the terminal must allow it)", title="Copy", timeout=3)
 
     def action_close(self) -> None:
         self.app.pop_screen()

@@ -24,7 +24,7 @@ from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
 from evtui.tui.base import EvtuiScreen, failure_reason, failure_text
-from evtui.tui.data import judge_cell, judge_lines, short
+from evtui.tui.data import judge_cell, judge_lines, quoted, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
@@ -471,7 +471,7 @@ class SearchScreen(EvtuiScreen):
             if sid in self.group_heads:
                 text.append_text(self.paper_head(e.sentence.paper_id, e.title, sentence_w))
                 text.append("\n")
-            text.append_text(highlight(e.sentence.text, e.highlights, aspects))
+            text.append_text(highlight(e.sentence.text, e.highlights, aspects, mono=self.app.no_color))
             where = f"{short(e.title or e.sentence.paper_id, max(10, sentence_w - 24))} · " \
                     f"{short(e.sentence.section_title or e.sentence.section_kind, 20)}"
             if sid not in self.group_heads or not self.grouped:
@@ -656,11 +656,8 @@ class SearchScreen(EvtuiScreen):
         if e is None or view is None:
             self.notify("search first, then copy a result", title="Copy", severity="warning")
             return
-        from evtui.export import citation
-
-        paper = view.store.paper(e.sentence.paper_id)
-        text = f"“{' '.join(e.sentence.text.split())}” — {citation(paper) if paper else e.sentence.paper_id}"
-        self.app.copy_to_clipboard(text)
+        self.app.copy_to_clipboard(quoted(e.sentence.text, view.store.paper(e.sentence.paper_id),
+                                          e.sentence.paper_id))
         self.notify("sentence and citation copied (OSC 52: the terminal must allow it)", title="Copy", timeout=3)
 
     def action_open_link(self) -> None:
@@ -757,7 +754,7 @@ class SearchScreen(EvtuiScreen):
         matcher = compile_matcher(aspects)
         for s in context or [e.sentence]:
             if s.id == e.sentence.id:
-                out.append_text(highlight(s.text, matcher.spans(s.text), aspects))
+                out.append_text(highlight(s.text, matcher.spans(s.text), aspects, mono=self.app.no_color))
             else:
                 out.append(s.text, style="dim")
             out.append("\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -21,11 +22,14 @@ from evtui.tui.messages import WorkFailed
 from evtui.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
-    from evtui.judge.claims import ClaimVerdict
+    from evtui.judge.claims import ClaimVerdict, PaperVerdict
     from evtui.models import ParsedQuery
 
 _LABEL = {"SUPPORT": ("▲ supports", "bold green"), "CONTRADICT": ("▼ refutes", "bold red"),
           "NEI": ("● no evidence", "dim")}
+
+
+LABEL_WIDTH = 18  # "● no evidence" and the confidence: "▲ supports    0.68"
 
 
 class VerdictsDone(Message):
@@ -100,20 +104,26 @@ class VerdictsScreen(EvtuiScreen):
             ol.add_option(Option(Text("no paper in the library matches this query", style="yellow"), disabled=True))
             return
         for n, p in enumerate(v.papers):
-            label, style = _LABEL[p.label]
-            line = Text()
-            line.append(f"{label:<14}", style=style)
-            line.append(f"{p.confidence:4.2f}  ", style="dim")
-            line.append(p.title or p.paper_id, style="bold")
-            line.append(f"  {p.paper_id}", style="cyan")
-            for r in p.rationales:
-                line.append("\n    ")
-                line.append(f"#{r.position} ", style="dim")
-                line.append(r.text)
-                line.append(f"  (P support {r.p_support:.2f} · refute {r.p_refute:.2f})", style="dim")
-            if not p.rationales:
-                line.append("\n    mentions the topic; no sentence takes a side", style="dim")
-            ol.add_option(Option(safe_text(line), id=str(n)))
+            ol.add_option(Option(self.paper_prompt(p), id=str(n)))
+
+    @staticmethod
+    def paper_prompt(p: PaperVerdict) -> Table:
+        """The verdict and confidence in a column of their own, so a wrapped title or rationale continues under its
+        text (at 80 columns each paper's lines ran back to the left edge, and the papers ran into each other)."""
+        label, style = _LABEL[p.label]
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        grid.add_column(width=LABEL_WIDTH, no_wrap=True)
+        grid.add_column(ratio=1)
+        head = Text(p.title or p.paper_id, style="bold")
+        head.append(f"  {p.paper_id}", style="cyan")
+        grid.add_row(Text.assemble((f"{label:<14}", style), (f"{p.confidence:4.2f}", "dim")), safe_text(head))
+        for r in p.rationales:
+            line = Text(r.text)
+            line.append(f"  (P support {r.p_support:.2f} · refute {r.p_refute:.2f})", style="dim")
+            grid.add_row(Text(f"#{r.position}", style="dim", justify="right"), safe_text(line))
+        if not p.rationales:
+            grid.add_row("", Text("mentions the topic; no sentence takes a side", style="dim"))
+        return grid
 
     def cursor_list(self) -> OptionList:
         return self.query_one(OptionList)

@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from evtui.models import Aspect
-from evtui.render import aspect_color
+from evtui.render import chip_style
 from evtui.tui.data import flow
 
 
@@ -81,10 +81,12 @@ class AspectBar(Widget, can_focus=True):
             return Text(self.note or "aspects appear here as you type", style="dim")
         chips: list[Text] = []
         for i, a in enumerate(self.aspects):
-            style = f"bold black on {aspect_color(i)}"
-            if self.has_focus and i == self.cursor:
+            style = chip_style(i, mono=self.app.no_color)
+            picked = self.has_focus and i == self.cursor
+            if picked and not self.app.no_color:
                 style += " underline reverse"
-            chips.append(Text(f" {a.id}: {a.label} ", style=style))
+            # without colour the chip's attributes are its aspect's legend: the picked one gets a pointer instead
+            chips.append(Text(f"{'▸' if picked and self.app.no_color else ' '}{a.id}: {a.label} ", style=style))
         if self.edited:
             chips[0] = Text.assemble(("edited ", "bold yellow"), chips[0])
         out = flow(chips, width)
