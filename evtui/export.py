@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+import sys
 import tempfile
 import unicodedata
 from collections.abc import Sequence
@@ -79,6 +80,10 @@ class Selected:
     section: str
     paper: Paper | None
     verdict: dict[str, Any] | None = None  # the judge's latest verdict for this sentence under this query
+    # What the library knows of the paper's kind, for the BibTeX entry type: the item type its reference manager
+    # gave (paper_info "item_type", when ingest kept one) and the section kinds of its stored sentences.
+    item_type: str | None = None
+    sections: frozenset[str] = frozenset()
 
 
 # The newest ok verdict per (query, sentence), an LLM's before the local judge's (the cache: evtui/judge/cache.py).
@@ -175,6 +180,17 @@ class Basket:
                 method=method, score=score or 0.0, text=text or "(sentence no longer in the library)",
                 section=section or "", paper=self.library.store.paper(paper_id) if paper_id else None,
             ))
+        pids = sorted({it.paper.id for it in out if it.paper is not None})
+        if pids:
+            infos = self.library.store.paper_infos(pids)
+            kinds = dict(self.con.execute(
+                "SELECT paper_id, list(DISTINCT section_kind) FROM sentences WHERE paper_id IN (SELECT unnest(?))"
+                " GROUP BY paper_id", [pids]).fetchall())
+            for it in out:
+                if it.paper is not None:
+                    typ = infos.get(it.paper.id, {}).get("item_type")
+                    it.item_type = str(typ) if typ else None
+                    it.sections = frozenset(k for k in kinds.get(it.paper.id) or [] if k)
         by_query: dict[tuple[str, str], list[Selected]] = {}
         for it in out:
             by_query.setdefault((it.query, it.mode), []).append(it)
@@ -189,13 +205,25 @@ class Basket:
 # Paper and LLM text is data, never markup of the file it lands in: in Markdown, raw HTML (</details>,
 # <script>, <img onerror>), links ([x](javascript:...)), images and emphasis are escaped; in BibTeX, TeX
 # commands (\input, \write18) and specials. Control characters and line breaks become spaces in both.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&~|#])")  # `#`: also a heading's closing sequence ("C #")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def md(text: object) -> str:
     """`text` as literal Markdown text on one line."""
     return _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub(" ", str(text)))
+
+
+# What makes a line's start a block of its own (a heading, list item, thematic break, indented code) though it is
+# text: "# of patients", "- 5 mg", "1. Introduction", "+/-", "---".
+_LINE_START = re.compile(r"^(\d{1,9})([.)])|^([-+=])")
+
+
+def _line_safe(escaped: str) -> str:
+    """Already escaped Markdown text that starts a line, its leading list / setext marker escaped too (leading
+    spaces dropped: four of them would make it code)."""
+    return _LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else f"\\{m.group(3)}",
+                           escaped.lstrip())
 
 
 def _code(text: object) -> str:
@@ -291,11 +319,13 @@ def _marked(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], *, tags
                                                        if tags else ""))
         last = s.end
     out.append(md(text[last:]))
-    return "".join(out)
+    return _line_safe("".join(out))
 
 
-def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain: bool = False) -> str:
-    """The evidence report; `plain`: notes without the aspect tags (<sub>head</sub>) after each match."""
+def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain: bool = False,
+                references: bool = True) -> str:
+    """The evidence report; `plain`: notes without the aspect tags (<sub>head</sub>) after each match;
+    `references`: end with each paper's citation key and citation (the keys of the BibTeX export)."""
     now = now or datetime.now(timezone.utc)
     lines = ["# Evidence", ""]
     by_query: dict[str, list[Selected]] = {}
@@ -321,9 +351,25 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
                          if it.method == READER_METHOD else f"- Retrieval score: {it.score:.3f} ({md(it.method)})")
             lines.append(f"- Verdict: {verdict_line(it.verdict) if it.verdict else 'not judged'}")
             lines.append("")
+    # One entry per paper under the citation key the BibTeX export gives it, so notes and .bib line up.
+    papers: dict[str, Paper] = {}
+    for it in items:
+        if it.paper is not None:
+            papers.setdefault(it.paper.id, it.paper)
+    if papers and references:
+        keys = bibtex_keys(list(papers.values()))
+        lines += ["## References", "", "Citation keys as in this selection's BibTeX export:", ""]
+        lines += [f"- {_code(keys[pid])} {citation(p)}" for pid, p in sorted(papers.items(), key=lambda kv: keys[kv[0]])]
+        lines.append("")
     judges = sorted({f"{it.verdict['judge']} ({it.verdict['model']})" for it in items if it.verdict})
+    if any(it.verdict and it.verdict["judge"] == "local" for it in items):
+        judges_note = (" · the local judge is evtui's offline rubric (ranker features; stance from its trained "
+                       "verifier), not an LLM")
+    else:
+        judges_note = ""
     lines += ["---", f"Exported by evtui {__version__} on {now:%Y-%m-%d %H:%M} UTC · "
-                     f"method: {md(', '.join(methods)) or 'n/a'} · judge: {md(', '.join(judges)) or 'none'}", ""]
+                     f"method: {md(', '.join(methods)) or 'n/a'} · judge: {md(', '.join(judges)) or 'none'}{judges_note}",
+              ""]
     return "\n".join(lines)
 
 
@@ -358,7 +404,10 @@ def _key_part(text: str) -> str:
 
 
 def _surname(author: str) -> str:
-    """The family name of "Given Family" ("Florian Uhl" -> "uhl") or "Family, Given"; "Jr."/"III" skipped."""
+    """The family name of "Given Family" ("Florian Uhl" -> "uhl") or "Family, Given"; "Jr."/"III" skipped; an
+    organisation's whole name ("World Health Organization" -> "worldhealthorganization", not "organization")."""
+    if is_organisation(author):
+        return "".join(w for w in (_key_part(t) for t in author.split()) if w and w not in _KEY_STOPWORDS)
     if "," in author:
         return _key_part(author.split(",", 1)[0])
     words = [_key_part(w) for w in author.split()]
@@ -408,19 +457,121 @@ def bibtex_keys(papers: Sequence[Paper]) -> dict[str, str]:
     return keys
 
 
+# Formats that hold journal articles only (PMC, PubMed, SciFact/Check-COVID, CORD-19, EvidenceBench).
+_ARTICLE_FORMATS = frozenset({"jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench"})
+_REFERENCE_FORMATS = frozenset({"bibtex", "ris", "csl-json", "zotero"})
+# A text or PDF with these sections is a research paper, not a note.
+_PAPER_SECTIONS = frozenset({"abstract", "introduction", "methods", "results", "discussion", "conclusion"})
+# Preprint servers' DOIs (bioRxiv/medRxiv dated or numeric; CSHL journals' own 10.1101/gad... are not), and names.
+_PREPRINT_DOI = re.compile(r"10\.(1101/(\d{4}\.\d\d\.\d\d\.)?\d{6,}|48550/arxiv|21203/rs\.|20944/preprints|"
+                           r"3121[0-9]/osf|3122[0-9]/osf|3123[0-9]/osf|2139/ssrn|26434/chemrxiv)", re.IGNORECASE)
+_PREPRINT_VENUE = re.compile(r"\b((bio|med|chem|psy|soc|eng|edu)?rxiv|research square|ssrn|preprints\.org)\b",
+                             re.IGNORECASE)
+# A reference manager's item type (BibTeX entry type, Zotero itemType, RIS TY, CSL type) -> the BibTeX entry type.
+_ENTRY_TYPES = {
+    **dict.fromkeys(("article", "journalarticle", "jour", "ejour", "article-journal", "magazinearticle",
+                     "article-magazine", "newspaperarticle", "article-newspaper", "mgzn", "news"), "article"),
+    **dict.fromkeys(("incollection", "inbook", "booksection", "chap", "chapter", "entry", "entry-encyclopedia",
+                     "encyclopediaarticle", "dictionaryentry", "entry-dictionary"), "incollection"),
+    **dict.fromkeys(("inproceedings", "conference", "conferencepaper", "conf", "cpaper", "paper-conference"),
+                    "inproceedings"),
+    **dict.fromkeys(("book", "edbook", "ebook", "mvbook"), "book"),
+    **dict.fromkeys(("phdthesis", "thesis", "thes", "dissertation"), "phdthesis"),
+    "mastersthesis": "mastersthesis",
+    **dict.fromkeys(("techreport", "report", "rprt"), "techreport"),
+    "proceedings": "proceedings",
+}
+# Where each entry type keeps the paper's venue (the library stores one venue string, "journal").
+_VENUE_FIELD = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle",
+                "techreport": "institution", "phdthesis": "school", "mastersthesis": "school", "book": "publisher",
+                "proceedings": "publisher", "misc": "howpublished"}
+
+
+def is_preprint(p: Paper) -> bool:
+    """A preprint by its DOI's registrant (bioRxiv, medRxiv, arXiv, Research Square, SSRN, OSF) or venue name."""
+    return bool((p.doi and _PREPRINT_DOI.match(p.doi.strip())) or (p.journal and _PREPRINT_VENUE.search(p.journal)))
+
+
+def entry_type(p: Paper, item_type: str | None = None, sections: frozenset[str] = frozenset()) -> str:
+    """The BibTeX entry type: the stored item type when ingest kept one, else @article only when something says the
+    paper is a journal article (a journal, an article corpus, a PubMed/PMC id, a research paper's sections), and
+    @misc for a preprint or a plain note."""
+    if item_type:
+        mapped = _ENTRY_TYPES.get(item_type.strip().lower().replace("_", "-"))
+        if mapped is not None:
+            return mapped
+        return "misc"
+    if is_preprint(p):
+        return "misc"
+    if p.journal or p.source_format in _ARTICLE_FORMATS or p.pmid or p.pmcid:
+        return "article"
+    # A reference manager's entry without a journal gets its abstract as a section: that says nothing of its kind.
+    if p.source_format in _REFERENCE_FORMATS:
+        return "misc"
+    return "article" if sections & _PAPER_SECTIONS else "misc"
+
+
+def bib_verbatim(value: object) -> str:
+    """An identifier field (doi, pmid, pmcid) as it is: biblatex, Zotero and JabRef read it verbatim, so a TeX
+    escape (10.1000/abc\\_123) would become part of the DOI. Only what would break the entry itself (braces,
+    backslashes, spaces, control characters) is percent-encoded, as in the DOI's URL."""
+    return re.sub(r"[{}\\\s\x00-\x1f\x7f]", lambda m: quote(m.group(0), safe=""), str(value).strip())
+
+
+# A word BibTeX styles would lower-case that must keep its capitals: an acronym or mixed case (LDL, mRNA, COVID-19,
+# CAPP2, Ki-67), a capital with a digit, or one capital letter that is not the article "A" (vitamin D, T cells).
+_WORD = re.compile(r"(?<![\\\w])[^\W_](?:[\w'-]*[^\W_])?")
+
+
+def _protect(word: str) -> bool:
+    if len(word) == 1:
+        return word.isupper() and word != "A"
+    return any(c.isupper() for c in word[1:]) or (word[0].isupper() and any(c.isdigit() for c in word))
+
+
+def bib_title(title: str) -> str:
+    """A title as a BibTeX field value: literal text (tex) whose acronyms and mixed-case words are braced so styles
+    that lower-case titles keep them ("{LDL}", "{mRNA}")."""
+    return _WORD.sub(lambda m: "{" + m.group(0) + "}" if _protect(m.group(0)) else m.group(0), tex(title))
+
+
+# A name that is an organisation, not a person: BibTeX would split it ("World Health Organization" -> given "World
+# Health", family "Organization"; "... and Prevention" -> two authors), so it is braced whole.
+_ORG = re.compile(r"\b(and|for|of|group|consortium|collaboration|collaborative|committee|organi[sz]ation|society|"
+                  r"association|institute|council|network|investigators|agency|foundation|centre|center|"
+                  r"department|ministry|university|team|working|panel|federation|alliance|board|program|programme)\b",
+                  re.IGNORECASE)
+
+
+def is_organisation(name: str) -> bool:
+    return len(name.split()) > 1 and "," not in name and bool(_ORG.search(name))
+
+
+def bib_author(name: str) -> str:
+    return "{" + tex(name) + "}" if is_organisation(name) else tex(name)
+
+
 def to_bibtex(items: Sequence[Selected]) -> str:
-    papers: dict[str, Paper] = {}
+    papers: dict[str, Selected] = {}
     for it in items:
         if it.paper is not None:
-            papers.setdefault(it.paper.id, it.paper)
-    keys = bibtex_keys(list(papers.values()))
+            papers.setdefault(it.paper.id, it)
+    keys = bibtex_keys([it.paper for it in papers.values() if it.paper is not None])
     entries = []
-    for p in papers.values():
+    for it in papers.values():
+        p = it.paper
+        assert p is not None
+        typ = entry_type(p, it.item_type, it.sections)
         # A corpus abstract has only a title: the note says where it is from (its corpus and doc, or PubMed id).
-        fields = {"title": p.title, "author": " and ".join(p.authors), "year": p.year, "journal": p.journal,
-                  "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid, "note": corpus_source(p)}
-        body = ",\n".join(f"  {k} = {{{tex(v)}}}" for k, v in fields.items() if v)
-        entries.append(f"@article{{{keys[p.id]},\n{body}\n}}")
+        note = corpus_source(p) or ("Preprint" if typ == "misc" and is_preprint(p) else None)
+        fields = {"title": bib_title(p.title) if p.title else "",
+                  "author": " and ".join(bib_author(a) for a in p.authors if a.strip()),
+                  "year": tex(p.year) if p.year else "", _VENUE_FIELD.get(typ, "note"): tex(p.journal or ""),
+                  "doi": bib_verbatim(p.doi or ""), "pmid": bib_verbatim(p.pmid or ""),
+                  "pmcid": bib_verbatim(p.pmcid or "")}
+        fields["note"] = " · ".join(x for x in (fields.get("note"), tex(note) if note else "") if x)
+        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+        entries.append(f"@{typ}{{{keys[p.id]},\n{body}\n}}")
     return "\n\n".join(entries) + ("\n" if entries else "")
 
 
@@ -474,11 +625,24 @@ def write_text_file(out: Path, text: str) -> None:
         raise EvtuiError(f"cannot write {out}: {exc.strerror or exc}") from exc
 
 
+STDOUT = "-"  # the --out that means standard output
+
+
 def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = False) -> int:
-    """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact); `plain`:
-    Markdown notes without the aspect tags."""
+    """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact), or to standard
+    output for `-`; `plain`: Markdown notes without the aspect tags."""
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")
-    write_text_file(out, render(items, fmt, plain=plain))
+    text = render(items, fmt, plain=plain)
+    if str(out) == STDOUT:  # `--out -`: the export on standard output (| pandoc), never a file named "-"
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise  # the CLI ends quietly when a reader closes the pipe early
+        except OSError as exc:
+            raise EvtuiError(f"cannot write to standard output: {exc.strerror or exc}") from exc
+        return len(items)
+    write_text_file(out, text)
     return len(items)

@@ -19,6 +19,7 @@ from evtui.export import (
     FORMAT_EXTENSIONS,
     FORMAT_NAMES,
     FORMATS,
+    STDOUT,
     Selected,
     choose_format,
     format_of,
@@ -37,6 +38,8 @@ from evtui.tui.widgets.keybar import KeyBar
 STACKED_BELOW = 160  # columns: below this the list sits over the preview, each full width (two panes side by side
 # left the list's sentences 3 characters of paper id at 80 columns, 26 of sentence at 120 and 34 at 140)
 _SUB = re.compile(r"(?<!\\)<sub>(.*?)</sub>")
+# Files this app process wrote: saving to one again replaces it without asking; any other existing file asks first.
+_WRITTEN: set[str] = set()
 
 
 def now() -> datetime:
@@ -168,6 +171,7 @@ class ExportScreen(EvtuiScreen):
             text = "*Nothing selected yet: select results with space on the Search screen or in the reader.*"
         else:
             fmt = str(self.query_one("#export-format", Select).value)
+            # The preview is the file as it will be saved, References list included.
             text = (to_markdown(self.items, now=now(), plain=self.plain) if fmt == "md"
                     else render(self.items, fmt))
         md = self.query_one("#preview", Markdown)
@@ -282,16 +286,45 @@ class ExportScreen(EvtuiScreen):
         if not raw:
             self.notify("type the file to write", title="Export", severity="warning")
             return
+        if raw == STDOUT:  # the CLI's "standard output": here that is the screen the app is drawing on
+            self.notify("'-' is standard output (evtui export --out -); here, type a file name",
+                        title="Export", severity="warning")
+            return
         out = Path(raw).expanduser()
         # The format field follows the typed extension; one picked after it that the extension contradicts is
         # written as picked, with the warning `evtui export --format` gives.
         fmt, mismatch = choose_format(out, str(self.query_one("#export-format", Select).value))
+        try:
+            exists = out.is_file() and str(out.resolve()) not in _WRITTEN
+        except OSError:
+            exists = False  # the write says why the path is unusable
+        if not exists or not self.items:
+            self._write(out, fmt, mismatch)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._write(out, fmt, mismatch)
+
+        # A file this app did not write (notes, a manuscript, another export) is never replaced without asking.
+        self.app.push_screen(ConfirmScreen(f"Replace {out.name}?", f"{out} exists; saving replaces it with the "
+                                           f"{FORMAT_NAMES[fmt]} export of {len(self.items)} sentence(s).",
+                                           yes="Replace"), confirmed)
+
+    def _write(self, out: Path, fmt: str, mismatch: str | None) -> None:
+        view = self.evtui.view
+        if view is None:
+            return
         try:
             with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
                 n = write_export(view, out, fmt, plain=self.plain)  # type: ignore[arg-type]
         except EvtuiError as exc:
             self.notify(str(exc), title="Export", severity="error")
             return
+        try:
+            _WRITTEN.add(str(out.resolve()))
+        except OSError:
+            pass
         if mismatch:
             self.notify(mismatch, title="Export", severity="warning")
         self.notify(f"wrote {n} sentence(s) to {out} ({FORMAT_NAMES[fmt]})", title="Export")
