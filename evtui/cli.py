@@ -450,6 +450,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from evtui.export import choose_format, write_export
 
     # No --format: the extension decides (refs.bib -> BibTeX); a --format the extension contradicts is a warning.
+    if args.out == "-" and args.json:  # stdout holds the document: a JSON report after it would corrupt both
+        raise EvtuiError("--out - writes the export to standard output; --json cannot share it (drop one)")
     fmt, mismatch = choose_format(args.out, args.format)
     if mismatch:
         _say(f"[yellow]warning:[/] {safe(mismatch)}")
@@ -458,7 +460,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.json:
         _emit_json({"out": str(Path(args.out).expanduser()), "format": fmt, "sentences": n})
     else:
-        _say(f"wrote {n} sentence(s) to {safe(args.out)}")
+        _say(f"wrote {n} sentence(s) to {'standard output' if args.out == '-' else safe(args.out)}")
     return 0
 
 
@@ -943,7 +945,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
             results.append(row)
         _emit_json({"query": result.query.text, "mode": result.query.mode,
                     "aspects": [a.to_json() for a in result.query.aspects], "judge": judge.name,
-                    "model": judge.model, "results": results,
+                    "model": judge.model, "results": results, "notes": list(result.notes),
                     **({"error": failure or "no sentence got a verdict"} if rc else {})})
         if failure:
             _say(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
@@ -1157,7 +1159,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_args(em, "local (default: this process) or ray (Ray Data over Parquet shards")
 
     ex = add("export", cmd_export, "write the selected sentences with citations (Markdown, JSON Lines or BibTeX)")
-    ex.add_argument("--out", required=True, help="file to write (only this path is written)")
+    ex.add_argument("--out", required=True, help="file to write (only this path is written); - for standard output")
     ex.add_argument("--format", choices=("md", "jsonl", "bibtex"), default=None,
                     help="default: from --out's extension (.md/.markdown, .jsonl, .bib), else md; a --format the "
                          "extension contradicts is written as asked, with a warning")

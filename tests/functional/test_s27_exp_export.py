@@ -51,7 +51,7 @@ def test_out_dash_is_standard_output(papers_ingested: Path, tmp_path: Path, caps
     got = capsys.readouterr()
     assert json.loads(got.out)["error"].startswith("--out - writes the export to standard output")
     assert main(["export", "--out", "-", "--format", "bibtex"]) == 0
-    assert "wrote 1 sentence(s) to standard output" in capsys.readouterr().err
+    assert "wrote 2 sentence(s) to standard output" in capsys.readouterr().err
 
 
 def test_bib_entries_round_trip_into_bibtex(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
