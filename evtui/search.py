@@ -16,7 +16,7 @@ from evtui.library import Library
 from evtui.methods import DEFAULT_METHOD, draw, search_methods
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence
 from evtui.query import Matcher, compile_matcher, parse_query
-from evtui.query.parse import CommonWordsOnly
+from evtui.query.parse import CommonWordsOnly, no_claim
 from evtui.querytree import Node, must
 from evtui.request import Filters, SearchRequest
 from evtui.store import Store
@@ -189,9 +189,13 @@ class Searcher:
             from evtui.verify.evidential import POOL, rerank
             from evtui.verify.model import default_verifier
 
-            res = self._best_search(parsed, full, matcher, notes, k=max(k, POOL), filters=filters,
-                                    results=request.results)
-            res.evidence = rerank(default_verifier(), parsed, res.evidence, k, self.library.store)
+            if no_claim(parsed):  # no side to weigh against a question: `best`'s order, as its note says
+                res = self._best_search(parsed, full, matcher, notes, k=k, filters=filters, results=request.results)
+                res.notes.append("evidential: with no claim, no sentence takes a side, so the order is best's")
+            else:
+                res = self._best_search(parsed, full, matcher, notes, k=max(k, POOL), filters=filters,
+                                        results=request.results)
+                res.evidence = rerank(default_verifier(), parsed, res.evidence, k, self.library.store)
             res.method = "evidential"
             return res
         if method == "random":

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evtui.ingest.sections import back_matter_sentence
-from evtui.verify.cues import BACKGROUND_KINDS, non_significant, null_claim, second_hand
+from evtui.verify.cues import BACKGROUND_KINDS, asks, non_significant, null_claim, second_hand
 from evtui.verify.model import Verifier, default_verifier
 
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ class ClaimVerdict:
     papers: list[PaperVerdict]
     model: str = ""
     notes: list[str] = field(default_factory=list)
+    # Why the query asserts nothing to verify (an open question, a PICO frame): its papers are listed, none sided.
+    unasserted: str = ""
 
     @property
     def summary(self) -> dict[str, int]:
@@ -75,12 +77,19 @@ class ClaimVerdict:
 
     def summary_line(self) -> str:
         s = self.summary
+        if self.unasserted:  # "0 support · 0 refute" would read as a verdict on a question
+            n = len(self.papers)
+            return (f"no claim to verify in {self.unasserted} · {n} paper{'s' * (n != 1)} on its topic, none taken "
+                    "as support or refutation")
         return (f"{s['supports']} paper{'s' * (s['supports'] != 1)} support{'s' * (s['supports'] == 1)} · "
                 f"{s['refutes']} refute"
                 f"{'s' * (s['refutes'] == 1)} · {s['no_evidence']} mention it without evidence")
 
     def to_json(self) -> dict[str, object]:
-        return {"query": self.query, "verdict": self.summary, "papers": [p.to_json() for p in self.papers]}
+        # "notes" only when the query asserts nothing, so a claim's document keeps its three keys
+        # (tests/functional/test_verify.py pins them) while a question's says why no paper took a side.
+        return {"query": self.query, "verdict": self.summary, "papers": [p.to_json() for p in self.papers],
+                **({"notes": list(self.notes)} if self.unasserted else {})}
 
 
 def paper_label(probs: np.ndarray, th_support: float, th_refute: float) -> tuple[str, float]:
@@ -121,17 +130,19 @@ def relabel(p: PaperVerdict, th_support: float, th_refute: float) -> PaperVerdic
                         p.scored)
 
 
-def _verifier_text(searcher: Searcher, claim: str) -> str:
+def _verifier_text(searcher: Searcher, claim: str) -> tuple[str, str]:
     """What the verifier reads for `claim`, as the local judge and `evidential` read it (so one sentence gets one
-    stance in `search`, `judge` and `verify`): a triplet's parts in order, a question as its statement."""
+    stance in `search`, `judge` and `verify`): a triplet's parts in order, a question as its statement; and why
+    the query asserts nothing ("" when it asserts something: `no_claim`)."""
     from evtui.errors import QueryError
     from evtui.query import verifier_claim
+    from evtui.query.parse import no_claim
 
     try:
         parsed = searcher.parse(claim)
     except QueryError:
-        return claim
-    return verifier_claim(parsed)
+        return claim, ""
+    return verifier_claim(parsed), no_claim(parsed)
 
 
 # How many best-matching papers a claim is verified against, by default: the CLI and the app ask the same, so one
@@ -158,7 +169,7 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
         chosen = list(hits_by_paper)[:papers]
     else:
         chosen = list(paper_ids)
-    said = _verifier_text(searcher, claim)  # a triplet as the claim the local judge reads too
+    said, unasserted = _verifier_text(searcher, claim)  # a triplet as the claim the local judge reads too
     out: list[PaperVerdict] = []
     for pid in chosen:
         sents = [s for s in library.store.sentences(pid) if not s.is_heading]
@@ -176,6 +187,10 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
             own = [e.sentence.position for e in within.evidence if e.sentence.section_kind not in BACKGROUND_KINDS]
             keep = set(own[:PER_PAPER]) | set(hits_by_paper.get(pid, []))
             body = [s for s in body if s.position in keep and s.section_kind not in BACKGROUND_KINDS]
+        title = (p.title if (p := library.store.paper(pid)) else "")
+        if unasserted:  # a question: the paper is on its topic, and no sentence can take a side on it
+            out.append(PaperVerdict(pid, title, "NEI", 0.0))
+            continue
         prevs = [by_pos[s.position - 1].text if s.position - 1 in by_pos else "" for s in body]
         probs = verifier.probabilities(said, [s.text for s in body], prevs)
         if not null_claim(said):
@@ -183,12 +198,14 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
             # of one (its P(support) is capped at its P(refute): on neither side, never a rationale).
             unshown = [i for i, s in enumerate(body) if non_significant(s.text) and probs[i, 0] > probs[i, 1]]
             probs[unshown, 0] = probs[unshown, 1]
+        # A question the paper asks ("Does aspirin increase bleeding?") states no finding: on neither side.
+        asked = [i for i, s in enumerate(body) if asks(s.text)]
+        probs[asked, :2] = 0.0
         th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])
         label, conf = paper_label(probs, th_s, th_r)
-        title = (p.title if (p := library.store.paper(pid)) else "")
         scored = [Rationale(s.id, s.position, s.text, verifier.decide(pr), float(pr[0]), float(pr[1]))
                   for s, pr in zip(body, probs, strict=True)]
         cited = frozenset(x.position for x in body if second_hand(x.text, x.section_kind))
         out.append(PaperVerdict(pid, title, label, conf, _rationales(label, scored, th_s, th_r, cited),
                                 scored if keep_probs else []))
-    return ClaimVerdict(query=claim, papers=out, model=verifier.version, notes=notes)
+    return ClaimVerdict(query=claim, papers=out, model=verifier.version, notes=notes, unasserted=unasserted)

@@ -19,18 +19,22 @@ from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
 from evtui.query import verifier_claim
+from evtui.query.parse import NO_CLAIM, no_claim
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.request import Filters
-from evtui.verify.cues import explain, non_significant, null_claim, second_hand
+from evtui.verify.cues import asks, explain, non_significant, null_claim, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-6"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-7"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
 # dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
 # concepts mentioned in part are named; 6: a non-significant result supports no claim of an effect, a significant
-# result beside a non-significant one is not capped, and a triplet is read as one claim whichever way it is written)
+# result beside a non-significant one is not capped, and a triplet is read as one claim whichever way it is written;
+# 7: a query that asserts nothing (an open question, a PICO frame, a topic) takes no side, nor does a sentence that
+# asks a question)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
+QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
 
 
 class LocalJudge:
@@ -68,6 +72,8 @@ class LocalJudge:
 
     def _stances(self, query: ParsedQuery, evidence: list[Evidence]) -> list[StanceProbs]:
         """The verifier over every sentence (one pair per call), each with its previous sentence as context."""
+        if no_claim(query):  # nothing asserted, nothing to read a side against (and no model call to wait for)
+            return [StanceProbs(0.0, 0.0, 1.0, "neutral") for _ in evidence]
         prevs = self.library.store.previous_texts([e.sentence.id for e in evidence])
         return self.verifier.verify(verifier_claim(query), [e.sentence.text for e in evidence], prevs)
 
@@ -86,9 +92,16 @@ class LocalJudge:
             side = "neutral"
         if nonsig:
             level = min(level, NONSIG_MAX_LEVEL)
+        asked = asks(e.sentence.text)  # "Does aspirin increase bleeding?" in an abstract states no finding
+        if asked:
+            side, level = "neutral", min(level, QUESTION_MAX_LEVEL)
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
-        if unshown:
+        if reason := no_claim(query):
+            why = f"{NO_CLAIM} in {reason}: no side taken"
+        elif asked:
+            why = "a question the paper asks, not a finding: no side taken"
+        elif unshown:
             why = (f"the verifier leans to supporting (P {sp.p_support:.2f}), but a non-significant result does not "
                    "show the effect: no side taken")
         else:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 
 from evtui.models import Aspect
+from evtui.query.abbreviations import _match_long
 from evtui.query.terms import (
     FILLER,
     PART_RE,
@@ -24,10 +25,36 @@ from evtui.query.terms import (
 _TOKEN = re.compile(r"[^\W_]+(?:[-'’/][^\W_]+)*|[,;:.!?()\[\]{}\"|&<>=~^*`$#@\\]|(?<!\S)[-+–—/]")
 
 
+# Words that set two arms side by side ("metformin versus placebo", "A vs. B", "A compared with B"): they end a
+# concept, never join it ("Metformin vs" was one concept, "vs" another).
+_COMPARATORS = frozenset({"versus", "vs", "compared", "comparing"})
+# A PICO frame's labels ("P: adults … I: metformin C: placebo O: HbA1c") end a concept ("metformin C" was one).
+_PICO_LABEL = re.compile(r"(?:(?<=^)|(?<=[\s;,.(]))(?:[PICO]|population|patients?|participants|interventions?|"
+                         r"comparators?|comparisons?|controls?|outcomes?)\s*:", re.I)
+# A pasted structured abstract's headings ("BACKGROUND Healthy life expectancy …" was one concept): in capitals only.
+_ABSTRACT_LABEL = re.compile(r"\b(?:BACKGROUND|CONTEXT|INTRODUCTION|OBJECTIVES?|AIMS?|PURPOSE|DESIGN|SETTINGS?|METHODS?|"
+                             r"FINDINGS|RESULTS|INTERPRETATION|CONCLUSIONS?|FUNDING|IMPORTANCE|MAIN OUTCOME MEASURES?)"
+                             r"\b(?![-/])\s*:?")
+# A quantity is no concept ("by 20%", "a 10 mg dose"): a number alone matched any "20" in the library.
+_QUANTITY = re.compile(r"(?<![\w.,/-])[<>≤≥~±]?\d+(?:[.,·]\d+)?\s*(?:%|percent\b|(?:[mμµn]?g|kg|m?l|[mμµn]?mol|"
+                       r"[mμµn]m|ppm|mg/dl|mg/kg|mmol/l|iu|units?|days?|weeks?|months?|years?|hours?|h|min)"
+                       r"(?:/\w+)?(?![\w-]))", re.I)
+
+
 def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: list[str]) -> list[Aspect]:
     """Concept phrases and relation words (one per relation family) in text order; a verbless claim is
     split into noun units. What was dropped or split is added to `notes`."""
     body = re.sub(r"^\s*hypothesis\s*:\s*", "", text, flags=re.I)
+    body = _PICO_LABEL.sub(" ; ", body)
+    body = _ABSTRACT_LABEL.sub(" ; ", body)
+    body, defined, forms = _defined_abbreviations(body)
+    if defined:  # the query's own "long form (SF)" first: one concept matched by either name
+        abbreviations = {**(abbreviations or {}), **defined}
+    quantities = [m.group(0).strip() for m in _QUANTITY.finditer(body) if not _kind_number(body, m)]
+    body = _QUANTITY.sub(lambda m: m.group(0) if _kind_number(body, m) else " , ", body)
+    # A defined long form is one concept even with a relation word inside ("fibroblast activation protein (FAP)")
+    held = [(m.start(), m.end()) for f in forms for m in re.finditer(re.escape(f), body)]
+    whole: set[int] = set()  # chunks that are a defined long form: never split into pairs
     chunks: list[list[str]] = [[]]
     relations: list[tuple[float, str]] = []
     dropped: list[str] = []
@@ -36,7 +63,18 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     for m in _TOKEN.finditer(body):
         tok = m.group(0)
         low = tok.lower()
+        if span := next(((a, b) for a, b in held if a <= m.start() < b), None):
+            if m.start() == span[0] and chunks[-1]:
+                chunks.append([])
+            chunks[-1].append(tok)
+            whole.add(len(chunks) - 1)
+            if m.end() >= span[1]:
+                chunks.append([])
+            continue
         if not PART_RE.match(tok) or (low in STOPWORDS and not (capitals and is_capital_stopword(tok))):
+            chunks.append([])
+            continue
+        if low in _COMPARATORS:
             chunks.append([])
             continue
         if low in FILLER:
@@ -52,7 +90,7 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     # order concepts and relations by position in the text
     items: list[tuple[float, str, str]] = []
     for i, ch in enumerate(chunks):
-        while len(ch) > 4:  # long runs of content words: keep pairs together
+        while len(ch) > 4 and i not in whole:  # long runs of content words: keep pairs together
             items.append((i, "concept", " ".join(ch[:2])))
             ch = ch[2:]
         if ch:
@@ -66,6 +104,8 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     items.sort(key=lambda x: x[0])
     if dropped:
         notes.append("dropped filler words: " + ", ".join(dropped))
+    if quantities:
+        notes.append("quantities are not searched for (the result's own figures vary): " + ", ".join(quantities))
     aspects: list[Aspect] = []
     seen: set[str] = set()
     for _i, role, label in items:
@@ -111,3 +151,33 @@ def _noun_units(words: list[str]) -> list[str]:
         else:
             units.append([w])
     return [" ".join(u) for u in units]
+
+
+def _kind_number(text: str, m: re.Match[str]) -> bool:
+    """A number that names a kind, not an amount: "type 2 diabetes", "stage 3", "phase II", "COVID-19", "IL-6"."""
+    before = text[:m.start()].rstrip().rsplit(None, 1)
+    prev = before[-1].lower() if before else ""
+    return prev in _CLASSIFIERS and not m.group(0).rstrip().endswith("%")
+
+
+def _defined_abbreviations(text: str) -> tuple[str, dict[str, str], list[str]]:
+    """"long form (SF)" written in the query: the parenthesis dropped, {SF: long form} and the long forms as
+    written returned, so "non-steroidal anti-inflammatory drugs (NSAIDs)" is one concept matched by either name
+    (it was two aspects, and a sentence naming one form covered only half of them)."""
+    defined: dict[str, str] = {}
+    forms: list[str] = []
+
+    def fold(m: re.Match[str]) -> str:
+        short = m.group(2)
+        plural = short.endswith("s") and short[:-1].isupper()
+        words = m.group(1).split()
+        long = _match_long(short[:-1] if plural else short, words[-2 * len(short) - 2:])
+        if not long:
+            return m.group(0)
+        forms.append(long)
+        if plural and long.endswith("s"):
+            long = long[:-1]
+        defined[short[:-1] if plural else short] = long
+        return m.group(1)
+
+    return re.sub(r"([^()]+?)\s*\(\s*([A-Za-z][A-Za-z0-9αβγ-]{1,9})\s*\)", fold, text), defined, forms

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from evtui.errors import QueryError
 from evtui.models import QUERY_MODES, Aspect, ParsedQuery
@@ -71,7 +72,8 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
         raise QueryError("the query must be text")
     notes: list[str] = []
     clean = _CONTROL.sub(" ", text).strip()
-    if len(clean) > MAX_QUERY_CHARS:
+    pasted = len(clean)
+    if pasted > MAX_QUERY_CHARS:
         clean = clean[:MAX_QUERY_CHARS]
         notes.append(f"query truncated to its first {MAX_QUERY_CHARS} characters")
     if not PART_RE.search(clean):
@@ -102,19 +104,83 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
     if not aspects:  # only stopwords and filler ("the of and", "what is it?"): any sentence at all would match
         raise CommonWordsOnly(ParsedQuery(text=clean, mode=mode, aspects=[], notes=[*notes, ONLY_COMMON_WORDS]))
     if len(aspects) > MAX_ASPECTS:
-        notes.append(f"the query names {len(aspects)} concepts and relations: searching with the first {MAX_ASPECTS}"
-                     " (a claim reads best as one sentence)")
+        cut = f"the query names {len(aspects)} concepts and relations"
+        if pasted > MAX_QUERY_CHARS:  # a pasted abstract: one note for both cuts, not two
+            notes.remove(f"query truncated to its first {MAX_QUERY_CHARS} characters")
+            cut = (f"a long query ({pasted:,} characters) names {len(aspects)} concepts and relations in its first "
+                   f"{MAX_QUERY_CHARS:,}")
+        notes.append(f"{cut}: searching with the first {MAX_ASPECTS} (a claim reads best as one sentence)")
         aspects = aspects[:MAX_ASPECTS]
-    return ParsedQuery(text=clean, mode=mode, aspects=aspects, notes=notes)
+    parsed = ParsedQuery(text=clean, mode=mode, aspects=aspects, notes=notes)
+    if reason := no_claim(parsed):  # said where the query is read, so search, judge, verify and the app agree
+        notes.append(no_claim_note(reason))
+        # "What is the effect of X on Y?" asks about X and Y: "effect" is how it asks, and the finding that answers
+        # ("X lowered Y by 0.8 points") seldom says it, so as an aspect it marked the best answer as half-covered.
+        framing = [a for a in aspects if a.role == "concept" and a.label.lower() in _QUESTION_FRAMES]
+        if framing and len(framing) < len(aspects):
+            parsed.aspects = [replace(a, id=f"a{n}") for n, a in enumerate(
+                (a for a in aspects if a not in framing), 1)]
+            said = next((i for i, n in enumerate(notes) if n.startswith("dropped filler words: ")), None)
+            words = ", ".join(a.label for a in framing)
+            if said is None:
+                notes.append(f"dropped filler words: {words}")
+            else:
+                notes[said] += f", {words}"
+    return parsed
 
 
 # A yes/no question, or a "whether" clause: the verifier was trained on statements only, and reads "Does vitamin D
 # reduce fracture risk?" against "insufficiency … increased the risk of fractures" as refuting (P 0.69), where the
 # statement reads it as no side; without its auxiliary and question mark the question reads as the statement does.
-_YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|can|could|may|might|will|would|should|has|have|had)\s+"
+# A question often opens with its setting ("In adults with type 2 diabetes, does metformin lower HbA1c?").
+_SETTING = r"(?P<setting>(?:in|among|for|during|after)\s+[^,?]{1,80},\s*)?"
+_YES_NO = re.compile(r"^\s*" + _SETTING + r"(?:does|do|did|is|are|was|were|can|could|may|might|will|would|should|has|have|had)\s+"
                      r"(?P<rest>\S.*?)[\s?]*\?[\s?]*$", re.I | re.S)
+_THERE = re.compile(r"^\s*(?P<aux>is|are|was|were)\s+there\s+(?P<rest>\S.*?)[\s?]*\?[\s?]*$", re.I | re.S)
 _WHETHER = re.compile(r"^\s*(?:(?:we\s+|i\s+|to\s+)?(?:test|ask|examine|investigate|determine|assess|evaluate|explore|"
                       r"check|know|wonder)\w*\s+)?whether\s+(?P<rest>\S.*?)[\s.?]*$", re.I | re.S)
+
+
+# A query that asserts nothing: an open question ("What is the effect of metformin on HbA1c?"), a topic ("effect of
+# exercise on depression"), a PICO frame or a bare comparison ("metformin vs. placebo for HbA1c"). Against it
+# "supports" / "refutes" mean nothing (the verifier read "What is the effect of metformin on HbA1c" as supported by
+# "nateglinide and repaglinide … reduce HbA1c", P 0.66), so no stance is taken on it anywhere.
+_OPEN_QUESTION = re.compile(r"^\s*" + _SETTING + r"(?P<wh>what|which|how|why|when|where|who|whom|whose)\b", re.I)
+_TOPIC = re.compile(r"^\s*(?:the\s+)?(?:effects?|impacts?|roles?|influence|efficacy|safety|associations?|"
+                    r"relationships?|comparisons?|outcomes?)\s+(?:of|between)\b", re.I)
+_COMPARISON = re.compile(r"\b(?:versus|vs|compared|comparing)\b", re.I)
+# Auxiliaries and copulas: a sentence that has one asserts something ("The effect of X on Y is dependent on Z").
+_FINITE = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|does|do|did|can|could|may|might|will|would|"
+                     r"should|must)\b", re.I)
+PICO_LABEL = re.compile(r"(?:(?<=^)|(?<=[\s;,.(]))(?:[PICO]|population|patients?|participants|interventions?|"
+                        r"comparators?|comparisons?|controls?|outcomes?)\s*:", re.I)
+NO_CLAIM = "no claim to verify"
+# How a question or a topic asks, not what it asks about ("the effect of X on Y", "the role of X in Y").
+_QUESTION_FRAMES = frozenset({"effect", "effects", "impact", "impacts", "role", "roles", "influence"})
+
+
+def no_claim(parsed: ParsedQuery) -> str:
+    """Why the query asserts nothing a sentence could support or refute ("" when it does assert something): an
+    open question, or, with no verb, a topic, a PICO frame or a comparison. A yes/no question asks about a claim
+    (`verifier_claim` reads it as that claim), and a triplet is one."""
+    if parsed.mode == "triplet":
+        return ""
+    text = parsed.text
+    if m := _OPEN_QUESTION.match(text):
+        return f"an open question (“{m.group('wh').capitalize()} …”)"
+    if _FINITE.search(text) or any(a.role == "relation" for a in parsed.aspects):
+        return ""
+    if len(PICO_LABEL.findall(text)) >= 2 or text.count(";") >= 2:
+        return "a PICO frame"
+    if _TOPIC.match(text):
+        return "a topic phrase"
+    if _COMPARISON.search(text):
+        return "a comparison that claims no result"
+    return ""
+
+
+def no_claim_note(reason: str) -> str:
+    return f"{NO_CLAIM} in {reason}: stances stay neutral; state a claim (“metformin lowers HbA1c”) to verify one"
 
 
 def verifier_claim(parsed: ParsedQuery) -> str:
@@ -124,7 +190,9 @@ def verifier_claim(parsed: ParsedQuery) -> str:
     supplementation reduce fracture risk"); a claim or hypothesis otherwise as written."""
     if parsed.mode == "triplet" and parsed.aspects:
         return " ".join(a.label for a in parsed.aspects)
+    if m := _THERE.match(parsed.text):  # "Is there an association between X and Y?" asks "there is an …"
+        return f"there {m.group('aux').lower()} {m.group('rest')}"
     for pattern in (_YES_NO, _WHETHER):
         if m := pattern.match(parsed.text):
-            return m.group("rest")
+            return (m.groupdict().get("setting") or "") + m.group("rest")
     return parsed.text.rstrip(" ?") or parsed.text

@@ -48,6 +48,9 @@ RELATION_FAMILIES: dict[str, tuple[str, ...]] = {
     "decrease": ("decrease", "lower", "reduce", "decline", "fall", "drop", "less", "downregulate", "diminish"),
     "express": ("express", "expression", "overexpress", "present", "detect"),
     "require": ("require", "need", "necessary", "essential", "depend"),
+    # A comparison's outcome ("A is superior / non-inferior to B"): a relation, not a concept to find verbatim.
+    "superior": ("superior", "superiority", "inferior", "non-inferior", "noninferior", "non-inferiority",
+                 "noninferiority", "better", "worse", "equivalent", "outperform"),
 }
 _ALIASES = {
     "reduce": "inhibit", "suppress": "inhibit", "block": "inhibit", "attenuate": "inhibit",
@@ -58,6 +61,8 @@ _ALIASES = {
     "interact": "bind", "modulate": "regulate", "mediate": "regulate", "affect": "regulate",
     "elevate": "increase", "raise": "increase", "higher": "increase", "greater": "increase",
     "lower": "decrease", "decline": "decrease", "diminish": "decrease", "downregulate": "decrease",
+    "inferior": "superior", "non-inferior": "superior", "noninferior": "superior", "better": "superior",
+    "worse": "superior", "outperform": "superior",
 }
 
 ABBREVIATIONS: dict[str, str] = {

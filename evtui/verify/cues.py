@@ -11,7 +11,7 @@ import re
 _UP = re.compile(r"\b(?:increas\w*|higher|elevat\w*|rais\w*|greater|promot\w*|induc\w*|enhanc\w*|upregulat\w*|"
                  r"up-regulat\w*|stimulat\w*|caus\w*|activat\w*|worsen\w*|exacerbat\w*)\b", re.I)
 _DOWN = re.compile(r"\b(?:decreas\w*|lower\w*|reduc\w*|declin\w*|inhibit\w*|suppress\w*|attenuat\w*|"
-                   r"downregulat\w*|down-regulat\w*|diminish\w*|prevent\w*|protect\w*|improv\w*|alleviat\w*)\b", re.I)
+                   r"downregulat\w*|down-regulat\w*|diminish\w*|prevent(?:s|ed|ing)?|protect\w*|improv\w*|alleviat\w*)\b", re.I)
 _NEGATED = re.compile(r"\b(?:did not|does not|do not|was not|were not|is not|are not|has not|have not|cannot|"
                       r"failed to|no significant|not significantly|no (?:association|effect|difference|evidence|"
                       r"change|increase|decrease|reduction|benefit|correlation)|not associated|unrelated to)\b", re.I)
@@ -60,6 +60,16 @@ def second_hand(text: str, section_kind: str) -> str:
     if section_kind != "results" and cite:
         return f"cites other work ({cite.group(0)}): may report another study's finding"
     return ""
+
+
+# A sentence that asks ("Does aspirin increase gastrointestinal bleeding?", a structured abstract's question)
+# reports no finding; the verifier read that one as refuting "aspirin does not increase bleeding" (P 0.70).
+_ASKS = re.compile(r"\?\s*[\"”’)\]]?\s*$")
+
+
+def asks(text: str) -> bool:
+    """The sentence is a question: it states no finding, so it takes no side."""
+    return bool(_ASKS.search(text))
 
 
 def non_significant(text: str) -> bool:
