@@ -10,6 +10,7 @@ Tantivy never holds a paper DuckDB lacks, because DuckDB is always written first
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -86,6 +87,39 @@ def has_full_text(info: Mapping[str, object]) -> bool:
     return info.get("full_text") is not False
 
 
+# How similar (difflib ratio) a sentence of a paper's new version must be to a selected one of the old version for
+# the selection to follow it as the same sentence revised ("by 30%" -> "by 45%"), not another sentence.
+REVISED_SENTENCE = 0.75
+# Formats whose file holds one paper: reading that file again reads that paper again (an edited draft, a PDF
+# replaced by its published version), whatever id the new reading would make (Library._same_files).
+ONE_PAPER_FILES = frozenset({"text", "pdf", "jats", "cord"})
+
+
+def file_derived(paper_id: str) -> bool:
+    """An id made from the file (a text's name and content, a PDF's path), not from an identifier of the paper."""
+    return paper_id.startswith(("file:", "pdf:"))
+
+
+def _path_forms(path: str) -> set[str]:
+    """The forms under which `path` may have been stored: as given, absolute, relative to here."""
+    out = {path, os.path.abspath(path)}
+    try:
+        out.add(os.path.relpath(path))
+    except ValueError:  # another drive (Windows)
+        pass
+    return out
+
+
+def _same_title(a: str, b: str) -> bool:
+    return (title_key(a) or a.strip().lower()) == (title_key(b) or b.strip().lower())
+
+
+def _gone(path: str | None) -> bool:
+    """Whether a stored source file is no longer there. A relative path (stored by an evtui before source paths
+    were made absolute) names no file for sure: never gone."""
+    return bool(path) and os.path.isabs(path or "") and not os.path.exists(path or "")
+
+
 # Reader fixes that leave papers stored before them wrong, checked once per library (Library._check_reads). Bump it
 # with a new query when a reader is fixed again. 1: every JATS abstract was read twice (lxml's "{*}abstract" also
 # matches the un-namespaced element, and the loader asked for both), so the same sentences sat under two ids.
@@ -117,12 +151,20 @@ def _in_run(run: ZoteroRun, path: Path, fmt: str, report: IngestReport) -> Itera
     report.unchanged += run.skipped
 
 
+def _with_id(p: ParsedPaper, paper_id: str) -> ParsedPaper:
+    """`p` under another id (a shallow copy), to compare its content with a paper stored under that id."""
+    return dataclasses.replace(p, id=paper_id)
+
+
 def content_hash(p: ParsedPaper) -> str:
     h = hashlib.sha1(usedforsecurity=False)
     meta = [p.id, p.title, p.authors, p.year, p.journal, p.doi, p.pmid, p.pmcid, p.licence]
     h.update(json.dumps(meta, ensure_ascii=False, default=str).encode())
-    if p.info:  # only when there is some: the hashes of papers stored before `info` existed stay the same
-        h.update(json.dumps(p.info, ensure_ascii=False, sort_keys=True, default=str).encode())
+    # only when there is some: the hashes of papers stored before `info` existed stay the same; the PDF reader's
+    # version is not content (a new version that reads a file the same leaves its paper unchanged)
+    info = {k: v for k, v in p.info.items() if k != "reader"}
+    if info:
+        h.update(json.dumps(info, ensure_ascii=False, sort_keys=True, default=str).encode())
     for s in p.sentences:
         h.update(b"\x1e")
         h.update(f"{s.section_kind}\x1f{s.section_title}\x1f{int(s.is_heading)}\x1f{s.text}".encode())
@@ -501,13 +543,19 @@ class Library:
         on_progress: Callable[[IngestProgress], None] | None,
         one_copy: bool = True,
     ) -> IngestReport:
-        from evtui.ingest import discover, iter_papers
+        from evtui.ingest import DOC_SKIPPED, discover, iter_papers
         from evtui.query import extract_abbreviations
 
         t0 = time.perf_counter()
         report = IngestReport()
+        paths = list(paths)
         files, errors = discover(paths)
-        report.errors.extend(errors)
+        # A README or LICENSE beside the papers is expected, not a failure: one note names them.
+        docs = [e.path for e in errors if e.reason == DOC_SKIPPED]
+        report.errors.extend(e for e in errors if e.reason != DOC_SKIPPED)
+        if docs:
+            names = ", ".join(Path(d).name for d in docs[:3]) + (", …" if len(docs) > 3 else "")
+            report.notes.append(f"not read as papers: {len(docs)} documentation file(s) ({names})")
         # Nothing here grows with the library: stored hashes are looked up per batch (a map of every paper's
         # hash was ~100 MB per million papers), and "already in this run" is a paper stored since the run began.
         row = self._writes().con.execute("SELECT CAST(current_timestamp AS TIMESTAMP)").fetchone()  # as added_at
@@ -524,9 +572,12 @@ class Library:
             if not batch:
                 return
             try:
+                batch, fresh = self._same_files(batch, report)
                 stored = self._writes().paper_states([p.id for p, _h in batch])
-                # a new id's DOI / PMCID / PMID / PDF file, to find the same paper stored under another id
-                keys_of = {p.id: identity_keys(p) for p, _h in batch if p.id not in stored} if one_copy else {}
+                # a new id's DOI / PMCID / PMID / PDF file, to find the same paper stored under another id (but not
+                # by the file for a new paper in a file that held another one: see _same_files)
+                keys_of = {p.id: [k for k in identity_keys(p) if not (k[0] == "file" and p.id in fresh)]
+                           for p, _h in batch if p.id not in stored} if one_copy else {}
                 if not digests_checked and any(k[0] == "pdf" for keys in keys_of.values() for k in keys):
                     digests_checked = True
                     self._record_pdf_digests()
@@ -543,6 +594,9 @@ class Library:
                         continue  # the same paper earlier in this run (e.g. two benchmark items): first wins
                     if state is not None and state[0] == h:
                         report.unchanged += 1
+                        if "reader" in paper.info:  # read again by another reader version, the same: recorded,
+                            self._writes().set_paper_info(  # so that the next run skips the file unread
+                                paper.id, json.dumps(paper.info, ensure_ascii=False, default=str))
                         continue
                     keys = keys_of.get(paper.id, []) if state is None else []
                     other = self._same_paper(paper, keys, found, held, stubs, report)
@@ -594,6 +648,13 @@ class Library:
             if on_progress:
                 on_progress(progress)
             try:
+                if self._unchanged_pdf(path, fmt):
+                    report.unchanged += 1
+                    report.files += 1
+                    progress.files_done += 1
+                    if on_progress:
+                        on_progress(progress)
+                    continue
                 zotero = self._zotero_run(path, fmt)
                 for item in iter_papers(path, fmt) if zotero is None else _in_run(zotero, path, fmt, report):
                     if isinstance(item, IngestError):
@@ -601,6 +662,9 @@ class Library:
                         continue
                     progress.papers_seen += 1
                     crash_point("parse")
+                    if item.source_format in ONE_PAPER_FILES and item.source_path:
+                        # stored absolute: the file is found again whatever folder the next ingest runs in
+                        item.source_path = os.path.abspath(item.source_path)
                     if item.id in in_batch:
                         # The same paper twice in one batch: first wins (across batches: see flush) — but a reference
                         # manager's entry (its title, authors, journal) wins over the bare PDF it links whichever is
@@ -632,9 +696,141 @@ class Library:
             if on_progress:
                 on_progress(progress)
         flush()
+        if not stop:
+            self._note_missing(paths, report)
         self._abbrev = None
         report.seconds = time.perf_counter() - t0
         return report
+
+    def _note_missing(self, paths: Sequence[str | Path], report: IngestReport) -> None:
+        """A note on the papers stored from an ingested folder whose files are no longer there. They are kept:
+        a file deleted or moved out of the folder may be a mistake, and its paper may hold selected evidence."""
+        folders = [Path(p).expanduser() for p in paths if Path(p).expanduser().is_dir()]
+        if not folders:
+            return
+        prefixes = list({os.path.join(form, "") for f in folders for form in _path_forms(str(f))})
+        rows: set[tuple[str, str]] = set()
+        for prefix in prefixes:  # a few: each folder as given, absolute and relative
+            rows.update(self._writes().con.execute(
+                "SELECT id, source_path FROM papers WHERE state = 'ready' AND source_format IN (SELECT unnest(?))"
+                " AND starts_with(source_path, ?)", [list(ONE_PAPER_FILES), prefix]).fetchall())
+        gone = sorted((pid, path) for pid, path in rows if _gone(path))
+        if gone:
+            ids = ", ".join(pid for pid, _path in gone[:3]) + (", …" if len(gone) > 3 else "")
+            where = "these folders" if len(folders) > 1 else str(folders[0])
+            report.notes.append(f"{len(gone)} stored paper(s) read from {where} no longer have their file there "
+                                f"({ids}): kept; `evtui remove ID` drops one")
+
+    def _same_files(self, batch: list[tuple[ParsedPaper, str]],
+                    report: IngestReport) -> tuple[list[tuple[ParsedPaper, str]], set[str]]:
+        """The batch with each paper read again from its stored file under the stored paper's id. A text paper's id
+        holds a hash of its content and a PDF's its path or DOI, so an edited draft, a PDF that gained a DOI, or a
+        moved file would otherwise be a second paper beside the stale one. Recognising the file rather than changing
+        the id scheme keeps every stored id (selections and cached verdicts name sentence ids: no migration), and
+        keeps two different files of identical content one paper, as before. The replacement is then the ordinary
+        one-transaction replace of a paper (crash-safe, selected sentences follow their text: Store.write_pending).
+        A moved file (same reading, its stored path gone) keeps its paper, with the new path. Also returns the ids of
+        new papers read from a file that a stored paper came from (that paper is now elsewhere, or the file was
+        overwritten by another paper): they are stored, not taken for that paper again."""
+        mine = [p for p, _h in batch if p.source_format in ONE_PAPER_FILES and p.source_path]
+        fresh: set[str] = set()
+        if not mine:
+            return batch, fresh
+        paths = {form for p in mine for form in _path_forms(p.source_path)}
+        rows = self._writes().con.execute(
+            "SELECT id, source_path, source_format, content_hash, title, n_sentences FROM papers"
+            " WHERE state = 'ready' AND (id IN (SELECT unnest(?)) OR source_path IN (SELECT unnest(?))"
+            " OR (source_format IN (SELECT unnest(?)) AND title IN (SELECT unnest(?))))"
+            " ORDER BY added_at DESC, id DESC",
+            [[p.id for p, _h in batch], list(paths), list(ONE_PAPER_FILES), list({p.title for p in mine})]).fetchall()
+        if not rows:
+            return batch, fresh
+        by_id = {r[0]: r for r in rows}
+        by_path: dict[str, list[tuple[Any, ...]]] = {}
+        for r in rows:
+            if r[1] and r[2] in ONE_PAPER_FILES:
+                by_path.setdefault(os.path.abspath(r[1]), []).append(r)
+        # First the copies of a content whose stored paper was since re-read from its own, edited file (a/x.md
+        # edited, b/x.md still the old text): each is a paper of its own now, and its id is free for the edit.
+        hashes = [h for _p, h in batch]
+        for i, (p, h) in enumerate(batch):
+            row = by_id.get(p.id)
+            if (p.source_format == "text" and row is not None and row[1] and row[3] != h
+                    and os.path.abspath(row[1]) != os.path.abspath(p.source_path)
+                    and self._holds_other_text(row[1], p.id)):
+                where = os.path.abspath(p.source_path).encode()
+                p.id = f"{p.id}-{hashlib.sha1(where, usedforsecurity=False).hexdigest()[:6]}"
+                hashes[i] = content_hash(p)
+        taken = {p.id for p, _h in batch}
+        out: list[tuple[ParsedPaper, str]] = []
+        for (p, _h0), h in zip(batch, hashes, strict=True):
+            if p.source_format not in ONE_PAPER_FILES or not p.source_path:
+                out.append((p, h))
+                continue
+            here = os.path.abspath(p.source_path)
+            row = by_id.get(p.id)
+            if row is None:
+                olds = [r for r in by_path.get(here, []) if r[2] == p.source_format and r[0] != p.id]
+                # A stored id made from the file: this is its new version, whatever it now says (a draft's title
+                # changes too). A stored identifier (DOI) but none read now: the same paper only by its title.
+                if olds and olds[0][0] not in taken and (file_derived(olds[0][0]) or (
+                        file_derived(p.id) and _same_title(olds[0][4], p.title))):
+                    p.id, h = self._rekeyed(p, olds[0][0], taken)  # the latest reading of this file: its new version
+                    if len(olds) > 1:
+                        extra = ", ".join(r[0] for r in olds[1:4]) + (", …" if len(olds) > 4 else "")
+                        report.notes.append(f"{p.source_path}: earlier versions of this file are also stored ({extra}):"
+                                            f" `evtui remove` them if they are not wanted")
+                elif olds:  # another paper in this file now (by its identifiers, or the old one's are read elsewhere)
+                    fresh.add(p.id)
+                    report.notes.append(f"{p.source_path}: now holds another paper ({p.id}) than {olds[0][0]}, read "
+                                        f"from it before, which is kept (`evtui remove {olds[0][0]}` drops it)")
+                else:
+                    moved = next((r for r in rows if r[2] == p.source_format and r[4] == p.title and r[0] not in taken
+                                  and r[5] == len(p.sentences) and _gone(r[1])
+                                  and content_hash(_with_id(p, r[0])) == r[3]), None)
+                    if moved is not None:  # the same reading, its old file gone: moved or renamed
+                        p.id, h = self._rekeyed(p, moved[0], taken)
+                        row = moved
+            if row is not None and row[0] == p.id and row[3] == h and row[1] and _gone(row[1]):
+                self._writes().con.execute("UPDATE papers SET source_path = ? WHERE id = ?", [p.source_path, p.id])
+                report.notes.append(f"{p.source_path}: moved from {row[1]}; kept as {p.id}")
+            out.append((p, h))
+        return out, fresh
+
+    def _unchanged_pdf(self, path: Path, fmt: str) -> bool:
+        """Whether `path` is a PDF stored from this very path, with the same bytes (sha256) and read by this version
+        of the reader: then parsing it again (a worker process, ~0.3 s a paper) would read the same paper, and a
+        touched or re-synced folder of hundreds of PDFs is re-ingested in seconds."""
+        if fmt not in ("auto", "", None, "pdf") or path.suffix.lower() != ".pdf":
+            return False
+        from evtui.ingest.pdf import PDF_READER
+
+        try:
+            digest = sha256_file(path)
+        except OSError:
+            return False  # the reader reports why
+        row = self._writes().con.execute(
+            "SELECT 1 FROM papers p JOIN paper_info i ON i.paper_id = p.id WHERE p.state = 'ready'"
+            " AND p.source_format = 'pdf' AND p.source_path IN (SELECT unnest(?))"
+            " AND json_extract_string(i.info, '$.file_sha256') = ? AND json_extract_string(i.info, '$.reader') = ?"
+            " LIMIT 1", [list(_path_forms(str(path))), digest, PDF_READER]).fetchone()
+        return row is not None
+
+    @staticmethod
+    def _rekeyed(p: ParsedPaper, stored_id: str, taken: set[str]) -> tuple[str, str]:
+        taken.add(stored_id)
+        p.id = stored_id
+        return stored_id, content_hash(p)
+
+    @staticmethod
+    def _holds_other_text(stored_path: str, paper_id: str) -> bool:
+        """Whether the file a text paper was stored from now holds other content than `paper_id` was made from."""
+        from evtui.ingest.loaders import file_text_digest
+
+        try:
+            return file_text_digest(Path(stored_path)) != paper_id.rsplit("-", 1)[-1]
+        except (OSError, IngestError):
+            return False
 
     def _zotero_run(self, path: Path, fmt: str) -> ZoteroRun | None:
         """For a zotero.sqlite met among the paths (`evtui ingest ~/Zotero`) with no run set by the caller: a run
@@ -744,6 +940,7 @@ class Library:
             if with_parens:
                 abbrevs.extend((p.id, short, long) for short, long in extract_abbreviations(with_parens).items())
         ids = [p.id for p in papers]
+        selected, selected_ids = self._selected_rows([pid for pid in ids if pid in known])
         # DuckDB's transaction runs in a thread (it releases the GIL) while Tantivy takes the documents;
         # the index is committed only after the rows are durable as 'pending', which keeps recovery exact.
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -759,6 +956,8 @@ class Library:
         self.index.commit()
         crash_point("mark_ready")
         self._writes().mark_ready(ids)
+        if selected:
+            self._settle_selections(selected, selected_ids, sentences, report)
         for stored in papers:
             if stored.id in known:
                 report.replaced += 1
@@ -767,6 +966,77 @@ class Library:
             report.stored.append(stored.id)
             known[stored.id] = stored.content_hash
         report.sentences += len(sentences)
+
+    def _selected_rows(self, paper_ids: Sequence[str]) -> tuple[list[tuple[Any, ...]], set[str]]:
+        """The selection's rows on sentences of these stored papers, before they are replaced (every column, then
+        the sentence's paper, text and position), and every selected id."""
+        con = self._writes().con
+        if not paper_ids or not con.execute(
+                "SELECT 1 FROM duckdb_tables() WHERE table_name = 'selections'").fetchone():
+            return [], set()
+        rows = con.execute(
+            "SELECT sel.sentence_id, sel.position, sel.query, sel.mode, sel.aspects, sel.highlights, sel.method,"
+            " sel.score, sel.added_at, s.paper_id, s.text, s.position FROM selections sel JOIN sentences s"
+            " ON s.id = sel.sentence_id WHERE s.paper_id IN (SELECT unnest(?)) ORDER BY sel.position",
+            [list(paper_ids)]).fetchall()
+        every = {r[0] for r in con.execute("SELECT sentence_id FROM selections").fetchall()} if rows else set()
+        return rows, every
+
+    def _settle_selections(self, before: Sequence[tuple[Any, ...]], selected_before: set[str],
+                           sentences: Sequence[Sentence], report: IngestReport) -> None:
+        """The selection of replaced papers, settled on their new versions: each selected sentence goes to the same
+        text in the new version (the nearest by position), else to its revision (the most similar sentence, clearly
+        the same one edited: its highlights dropped, their offsets were the old text's), else it leaves the
+        selection, with a note, rather than quote whatever sentence now holds its old number. Store.write_pending
+        moves the unchanged ones already, but one whose text changed kept its number there and could take the
+        number another selected sentence moved to: the selection is redone here from the rows as they were."""
+        from difflib import SequenceMatcher
+
+        by_paper: dict[str, list[Sentence]] = {}
+        for s in sentences:
+            by_paper.setdefault(s.paper_id, []).append(s)
+        target: dict[int, tuple[str, bool]] = {}  # row -> (new id, same text)
+        used: set[str] = set()
+        for i, row in enumerate(before):  # the same text first, so that no revision takes its place
+            same = [s for s in by_paper.get(row[9], []) if s.text == row[10] and s.id not in used]
+            if same:
+                best = min(same, key=lambda s: abs(s.position - row[11]))
+                target[i] = (best.id, True)
+                used.add(best.id)
+        for i, row in enumerate(before):
+            if i in target:
+                continue
+            found, ratio = None, REVISED_SENTENCE
+            for s in by_paper.get(row[9], []):
+                if s.is_heading or s.id in used:
+                    continue
+                m = SequenceMatcher(None, row[10], s.text, autojunk=False)
+                if m.real_quick_ratio() >= ratio and m.quick_ratio() >= ratio and m.ratio() >= ratio:
+                    found, ratio = s.id, m.ratio()
+            if found is not None:
+                target[i] = (found, False)
+                used.add(found)
+        con = self._writes().con
+        now = {r[0] for r in con.execute("SELECT sentence_id FROM selections").fetchall()}
+        stale = {row[0] for row in before} | (now - selected_before)  # the rows as they were, and the store's moves
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("DELETE FROM selections WHERE sentence_id IN (SELECT unnest(?))", [list(stale)])
+            for i, row in enumerate(before):
+                if i in target:
+                    new_id, same_text = target[i]
+                    con.execute("INSERT OR REPLACE INTO selections (sentence_id, position, query, mode, aspects,"
+                                " highlights, method, score, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                [new_id, *row[1:5], row[5] if same_text else "[]", *row[6:9]])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        dropped = [row[10] for i, row in enumerate(before) if i not in target]
+        if dropped:
+            quoted = "; ".join(f"“{t[:60]}{'…' if len(t) > 60 else ''}”" for t in dropped[:3])
+            report.notes.append(f"{len(dropped)} selected sentence(s) are no longer in the new version of their paper "
+                                f"and left the selection: {quoted}")
 
     def embed(self, on_progress: Callable[[int, int], None] | None = None,
               on_papers: Callable[[int, int], None] | None = None) -> int:

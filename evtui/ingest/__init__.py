@@ -15,8 +15,8 @@ from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
-__all__ = ["FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "detect_format", "discover", "iter_papers", "section_kind",
-           "split_sentences"]
+__all__ = ["DOC_SKIPPED", "FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "detect_format", "discover", "iter_papers",
+           "section_kind", "split_sentences"]
 
 FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text", "pdf",
                             "bibtex", "ris", "csl-json", "zotero")
@@ -27,6 +27,12 @@ _BINARY_FORMATS = frozenset({"pdf", "zotero"})
 _DOC_NAMES = frozenset({"readme", "license", "licence", "copying", "changelog", "changes", "source", "sources",
                         "notice", "contributing"})
 _DOC_SUFFIXED = re.compile(r"(readme|licen[cs]e|copying)-[a-z0-9-]+(\.(md|txt|rst))?")
+# The reason discover() gives a folder's documentation; the library reports those files as one note, not as errors.
+DOC_SKIPPED = "skipped: documentation file, not a paper"
+# Files an operating system or office suite leaves in any folder (thumbnail caches, folder settings, lock files):
+# never the user's, never worth a line in the report.
+_SYSTEM_NAMES = frozenset({"thumbs.db", "ehthumbs.db", "ehthumbs_vista.db", "desktop.ini", "icon\r"})
+_SYSTEM_PREFIXES = ("~$", ".~lock.")
 _SNIFF = 64 * 1024
 # A sentence longer than this is cut into pieces at ingest (with a note), a title cut short: real sentences are
 # well under 5,000 characters, and no search should pay for a megabyte "sentence".
@@ -65,8 +71,10 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]
                     continue
                 if zotero and f.name.lower() != "zotero.sqlite" and any(d in zotero for d in f.parents):
                     continue
+                if f.name.lower() in _SYSTEM_NAMES or f.name.startswith(_SYSTEM_PREFIXES):
+                    continue
                 if _is_documentation(f.name):
-                    errors.append(IngestError(str(f), "skipped: documentation file, not a paper"))
+                    errors.append(IngestError(str(f), DOC_SKIPPED))
                     continue
                 files.append(f)
         elif p.is_file():

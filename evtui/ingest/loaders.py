@@ -578,9 +578,20 @@ def _title_line(lines: list[str], sents: list[ParsedSentence]) -> None:
     lines[i] = ""
 
 
+def text_digest(data: bytes) -> str:
+    """The content part of a text paper's id (file:NAME-DIGEST). Two files of identical content are one paper;
+    an edited file keeps its stored id all the same (evtui.library: same source file, new content)."""
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
+
+
+def file_text_digest(path: Path) -> str:
+    """text_digest of a file as load_text reads it (gunzipped, UTF-16/32 as UTF-8)."""
+    return text_digest(_read_bytes(path))
+
+
 def load_text(path: Path) -> Result:
     data = _read_bytes(path)
-    digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
+    digest = text_digest(data)
     # A run of blank lines is one paragraph break: a newline bomb would be a Python loop turn per line. Each
     # earlier form of the text is let go as soon as the next exists (a 500 MB file held three times over).
     text = _decode(path, data, lenient=True)

@@ -30,6 +30,9 @@ from evtui.models import ParsedPaper, ParsedSentence
 MAX_PAGES = 500  # a book, a thesis or a proceedings volume is not one paper: refused, not half-read
 MAX_PDF_BYTES = 256 * 1024 * 1024
 CAPTION_KIND = "caption"
+# The PDF reader's version, stored with each paper read (info "reader"): an unchanged file already read by this
+# version is not parsed again (evtui.library). Bump it when a change to this module changes what a PDF reads as.
+PDF_READER = "1"
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
               "\ufb06": "st", "\u00ad": "", "\u0002": "-", "\ufffe": "-"}
 _LIG_RE = re.compile("[\ufb00-\ufb06\u00ad\u0002\ufffe]")  # U+FFFE: pdfium's mark for a line-end hyphen
@@ -553,7 +556,7 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
         "dropped": {"header_footer_lines": stats.header_footer_lines, "reference_lines": stats.reference_lines,
                     "small_print_lines": stats.small_print_lines, "citation_markers": stats.citation_markers,
                     "front_matter_lines": stats.front_matter_lines},
-        "captions": stats.captions, "full_text": True,
+        "captions": stats.captions, "full_text": True, "reader": PDF_READER,
     }
     return paper
 
