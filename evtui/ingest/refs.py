@@ -345,6 +345,8 @@ def _paper(path: Path, meta: dict[str, Any], files: list[Path], prefix: str) -> 
         got.pmid = meta["pmid"]
         got.source_path = str(f)
         got.info["entry"] = str(path)
+        if meta.get("type"):  # the export writes a chapter as @incollection, a thesis as @phdthesis, ...
+            got.info["item_type"] = meta["type"]
         got.notes.extend(problems)
         return got
     if not title:
@@ -353,7 +355,7 @@ def _paper(path: Path, meta: dict[str, Any], files: list[Path], prefix: str) -> 
     sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(meta.get("abstract") or ""))
     p = ParsedPaper(id=pid, title=title, sentences=sents, authors=meta["authors"], year=meta["year"],
                     journal=meta["journal"] or None, doi=doi, pmid=meta["pmid"], source_path=str(path))
-    p.info = {"full_text": False}
+    p.info = {"full_text": False, **({"item_type": meta["type"]} if meta.get("type") else {})}
     if problems:
         p.info["missing"] = problems[:5]
         p.notes.append(f"entry {meta['key']}: metadata only ({problems[0]})")

@@ -120,7 +120,7 @@ def load_zotero(path: Path) -> Result:
             raise IngestError(str(db), f"not a Zotero database ({exc})") from exc
     from evtui.ingest.pdf_worker import parse
 
-    for item_id, key, lib_id, modified in items:
+    for item_id, key, lib_id, modified, item_type in items:
         f = fields.get(item_id, {})
         pid = f"zotero:{key}" if lib_id == 1 else f"zotero:{lib_id}/{key}"
         pdf = next((p for p in pdfs.get(item_id, []) if p.is_file()), None)
@@ -140,6 +140,8 @@ def load_zotero(path: Path) -> Result:
                 "journal": f.get("publicationTitle") or f.get("proceedingsTitle") or None}
         info: dict[str, object] = {"zotero_key": key, "zotero_version": version,
                                    "collections": colls.get(item_id, [])}
+        if item_type and item_type != "attachment":  # the export writes a bookSection as @incollection, ...
+            info["item_type"] = item_type
         if item_id in standalone:
             info["zotero_standalone"] = True  # a bare PDF: a parent item made for it later is the better record
         paper: ParsedPaper | None = None
@@ -180,7 +182,7 @@ def load_zotero(path: Path) -> Result:
         yield paper
 
 
-def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tuple[int, str, int, str]]:
+def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tuple[int, str, int, str, str]]:
     # A PDF dropped into Zotero without a parent item is a paper too (Zotero's metadata lookup often finds none).
     standalone = {int(r[0]) for r in con.execute(_STANDALONE_PDFS)}
     sql = ("SELECT i.itemID, i.key, i.libraryID, i.dateModified, t.typeName FROM items i"
@@ -200,7 +202,8 @@ def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tu
                 " ON c.parentCollectionID = sub.id) SELECT itemID FROM collectionItems WHERE collectionID IN"
                 " (SELECT id FROM sub))")
         params.extend(ids)
-    return [(int(r[0]), str(r[1]), int(r[2] or 1), str(r[3])) for r in con.execute(sql + " ORDER BY i.itemID", params)
+    return [(int(r[0]), str(r[1]), int(r[2] or 1), str(r[3]), str(r[4] or ""))
+            for r in con.execute(sql + " ORDER BY i.itemID", params)
             if r[4] not in _SKIP_TYPES or int(r[0]) in standalone]
 
 
