@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 
 import duckdb
 
@@ -76,3 +77,50 @@ def read_only_refusal(exc: BaseException) -> str | None:
         return ("this needs to write to the library (e.g. embeddings for dense/hybrid search or --paper), but it "
                 "is open read-only beside the app: use --method best or bm25, or run it when the app is closed")
     return None
+
+
+class ReadOnlyLibraryError(EvtuiError):
+    """A write asked of a library the app opened read-only (see open_for_app)."""
+
+
+class ReadOnlyLibrary(Library):
+    """A library the app reads but cannot write (a colleague's shared folder, a read-only mount, a full disk):
+    every write of the app goes through rw(), which refuses it in one line instead of DuckDB's "attached in
+    read-only mode" from deep inside the write."""
+
+    why = "data home not writable"
+
+    def rw(self, wait: float = 0.0) -> Iterator[None]:  # type: ignore[override]
+        raise ReadOnlyLibraryError(f"the library is open read-only ({self.why}): nothing can be saved to it; "
+                                   "searching, reading and judging still work")
+
+
+def open_for_app(config: Config) -> tuple[Library, str | None]:
+    """The app's library: shared (read-write in short windows, see Library.rw) where its data home can be written,
+    else read-only (a colleague's library, a read-only mount, a full disk) with the one line the app shows for it.
+    A library another evtui holds is refused as before ("in use by process N"): a reader that stays open (the app)
+    would keep that writer from ever writing again."""
+    home = config.home
+    if home.exists() and not os.access(home, os.W_OK) and config.db_path.exists():
+        return _read_only(config, "folder not writable")
+    try:
+        return Library(config, shared=True), None
+    except LibraryLockedError:
+        raise
+    except (EvtuiError, OSError, duckdb.Error) as exc:
+        from evtui.repair import is_no_space, is_unwritable
+
+        causes = [exc, exc.__cause__] if exc.__cause__ is not None else [exc]
+        if not config.db_path.exists():
+            raise
+        if any(is_no_space(e) for e in causes):
+            return _read_only(config, "disk full")
+        if any(is_unwritable(e) for e in causes):
+            return _read_only(config, "files not writable")
+        raise
+
+
+def _read_only(config: Config, why: str) -> tuple[Library, str]:
+    lib = ReadOnlyLibrary(config, read_only=True)
+    lib.why = why
+    return lib, f"read-only: {why}"  # one short line: the app's status line is 80 columns with the counts

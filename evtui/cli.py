@@ -397,9 +397,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
                           TimeRemainingColumn(), console=err, transient=True) as prog:
                 task = prog.add_task("papers", total=None)
                 papers = paper_vectors.ensure_paper_vectors(
-                    lib, on_progress=lambda done, total: prog.update(task, completed=done, total=total))
+                    lib, on_progress=lambda done, total: prog.update(task, completed=done, total=total), share=True)
         elif args.paper is None:
-            papers = paper_vectors.ensure_paper_vectors(lib)
+            papers = paper_vectors.ensure_paper_vectors(lib, share=True)
         t_papers = time.perf_counter()
         if args.engine == "ray":
             from pathlib import Path
@@ -424,10 +424,10 @@ def cmd_embed(args: argparse.Namespace) -> int:
             with Progress(TextColumn("[bold]Embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                           TimeRemainingColumn(), console=err, transient=True) as prog:
                 task = prog.add_task("embed", total=None)
-                n = ensure_embeddings(lib, paper=args.paper,
+                n = ensure_embeddings(lib, paper=args.paper, share=True,
                                       on_progress=lambda done, total: prog.update(task, completed=done, total=total))
         else:
-            n = ensure_embeddings(lib, paper=args.paper)
+            n = ensure_embeddings(lib, paper=args.paper, share=True)
         seconds = time.perf_counter() - t_papers
         done, total = coverage(lib)
         p_done, p_total = paper_vectors.coverage(lib)
@@ -595,7 +595,7 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
         # Each item is stored as it finishes, so a killed sweep keeps its work and `--resume` finishes it.
         book = RunBook(lib, dataset_name(data), tasks, args.method,
                        run_params(args.data, args.seed, _judge_opts(args), args.limit), save=not args.no_save,
-                       resume=args.resume, say=_say_dim)
+                       resume=args.resume, say=_say_dim, share=True)
         for task in tasks:
             run_id, done = book.run_id(task), book.done(task)
             if done and not args.json:
@@ -770,7 +770,8 @@ def _recorded_run(args: argparse.Namespace, dataset: str, task: str, method: str
     from evtui.bench.driver import RunBook
 
     with _open_library(args, demo=False) as lib:
-        book = RunBook(lib, dataset, [task], method, key, save=not args.no_save, resume=args.resume, say=_say_dim)
+        book = RunBook(lib, dataset, [task], method, key, save=not args.no_save, resume=args.resume, say=_say_dim,
+                       share=True)
         run_id, done = book.run_id(task), book.done(task)
         if done and not args.json:
             _say(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
@@ -900,6 +901,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     """Search (same filters and default method as `evtui search`), then judge the top k on the 0–100 rubric."""
     from evtui.judge import LEVELS, estimate, failure_line, judge_evidence, make_judge, summarize
     from evtui.judge.service import failure_root
+    from evtui.query.parse import NO_CLAIM
     from evtui.render import highlight
     from evtui.search import Searcher
 
@@ -945,7 +947,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
             results.append(row)
         _emit_json({"query": result.query.text, "mode": result.query.mode,
                     "aspects": [a.to_json() for a in result.query.aspects], "judge": judge.name,
-                    "model": judge.model, "results": results, "notes": list(result.notes),
+                    "model": judge.model, "results": results,
+                    # as `verify --json`: the notes only where the query asserts nothing (why no side is taken)
+                    **({"notes": list(result.notes)} if any(n.startswith(NO_CLAIM) for n in result.notes) else {}),
                     **({"error": failure or "no sentence got a verdict"} if rc else {})})
         if failure:
             _say(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")

@@ -21,6 +21,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -199,6 +200,12 @@ def ensure_table(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("ALTER TABLE embeddings ADD COLUMN text_hash VARCHAR")
 
 
+def table_current(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the embeddings table exists with every column (ensure_table would write nothing)."""
+    return con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'embeddings'"
+                       " AND column_name = 'text_hash'").fetchone() == (1,)
+
+
 def has_table(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether this library ever made the embeddings table (read-only: creates nothing)."""
     row = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'embeddings'").fetchone()
@@ -319,17 +326,39 @@ def ensure_embeddings(
     embedder: Embedder | None = None,
     chunk: int = CHUNK,
     con: duckdb.DuckDBPyConnection | None = None,
+    share: bool = False,
 ) -> int:
     """Compute the missing embeddings (of `sentence_ids`, of `paper`/`section`, or of the whole library).
 
     Each chunk of `chunk` sentences is committed on its own. Returns how many were computed.
     `on_progress(done, total)` is called after each chunk (and once with (0, total) up front); an exception it
     raises stops the run with the finished chunks kept. `con`: the connection to use (default the library's).
+    `share` (a long run: `evtui embed`): DuckDB is read-write only while a chunk is stored, read-only in between,
+    so other processes (`evtui stats`, a search) read the library meanwhile (evtui.store.sharing_reads). Each
+    switch re-makes the library's connections, so a caller must not keep one across the call (`con` is ignored).
     """
-    con = con or library.store.con
-    ensure_table(con)
+    if share:
+        from evtui.store import batch_write, sharing_reads, writer_con
+
+        with sharing_reads(library):
+            return _embed_missing(library, lambda: writer_con(library), lambda: batch_write(library, writer=True),
+                                  sentence_ids, paper, section, on_progress, batch_size, embedder, chunk)
+    one = con or library.store.con
+    return _embed_missing(library, lambda: one, lambda: nullcontext(one), sentence_ids, paper, section, on_progress,
+                          batch_size, embedder, chunk)
+
+
+def _embed_missing(library: Library, reading: Callable[[], duckdb.DuckDBPyConnection],
+                   writing: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
+                   sentence_ids: Sequence[str] | None, paper: str | None, section: str | None,
+                   on_progress: ProgressFn | None, batch_size: int, embedder: Embedder | None, chunk: int) -> int:
+    """ensure_embeddings' run: reads on `reading()` (taken anew after a write: a switch re-makes connections), each
+    write inside `writing()`."""
+    if not table_current(reading()):
+        with writing() as wcon:
+            ensure_table(wcon)
     sql, params = missing_query(sentence_ids, paper=paper, section=section)
-    todo = [(r[0], r[1], r[2]) for r in con.execute(sql, params).fetchall()]
+    todo = [(r[0], r[1], r[2]) for r in reading().execute(sql, params).fetchall()]
     total = len(todo)
     if on_progress:
         on_progress(0, total)
@@ -340,7 +369,8 @@ def ensure_embeddings(
     for i in range(0, total, chunk):
         part = todo[i:i + chunk]
         mat = emb.embed([t for _, t, _ in part], batch_size=batch_size)
-        _insert_chunk(con, [s for s, _, _ in part], [h for _, _, h in part], mat, emb.model_id)
+        with writing() as wcon:
+            _insert_chunk(wcon, [s for s, _, _ in part], [h for _, _, h in part], mat, emb.model_id)
         done += len(part)
         if on_progress:
             on_progress(done, total)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,9 +71,11 @@ def missing_papers(con: duckdb.DuckDBPyConnection, model: str = MODEL_ID) -> lis
         " ORDER BY p.id", [model]).fetchall()]
 
 
-def paper_texts(library: Library, paper_ids: Sequence[str]) -> dict[str, str]:
-    """Each paper's title + abstract (or lead), as the paper channel's BM25 index reads it."""
-    titles = dict(library.store.con.execute(
+def paper_texts(library: Library, paper_ids: Sequence[str],
+                con: duckdb.DuckDBPyConnection | None = None) -> dict[str, str]:
+    """Each paper's title + abstract (or lead), as the paper channel's BM25 index reads it (on `con`, default the
+    library's)."""
+    titles = dict((con or library.store.con).execute(
         "SELECT id, coalesce(title, '') FROM papers WHERE id IN (SELECT unnest(?))", [list(paper_ids)]).fetchall())
     texts = {pid: PaperText(titles.get(pid, ""), None) for pid in paper_ids}
     for s in library.store.sentences_of(list(paper_ids)):
@@ -82,15 +85,33 @@ def paper_texts(library: Library, paper_ids: Sequence[str]) -> dict[str, str]:
 
 def ensure_paper_vectors(library: Library, *, on_progress: ProgressFn | None = None, embedder: Embedder | None = None,
                          con: duckdb.DuckDBPyConnection | None = None, chunk: int = CHUNK,
-                         papers: Collection[str] | None = None) -> int:
+                         papers: Collection[str] | None = None, share: bool = False) -> int:
     """Embed every ready paper (of `papers`, if given) that lacks a current vector, `chunk` papers per committed
     transaction.
 
-    `on_progress(done, total)` as in evtui.embed.ensure_embeddings (an exception it raises stops the run keeping
-    the finished chunks). Returns how many papers were embedded."""
-    con = con or library.store.con
-    ensure_table(con)
-    todo = missing_papers(con)
+    `on_progress(done, total)` and `share` (read-write only while a chunk is stored, so other processes read the
+    library meanwhile; `con` is then ignored) as in evtui.embed.ensure_embeddings (an exception it raises stops
+    the run keeping the finished chunks). Returns how many papers were embedded."""
+    if share:
+        from evtui.store import batch_write, sharing_reads, writer_con
+
+        with sharing_reads(library):
+            return _embed_papers(library, lambda: writer_con(library), lambda: batch_write(library, writer=True),
+                                 on_progress, embedder, chunk, papers)
+    one = con or library.store.con
+    return _embed_papers(library, lambda: one, lambda: nullcontext(one), on_progress, embedder, chunk, papers)
+
+
+def _embed_papers(library: Library, reading: Callable[[], duckdb.DuckDBPyConnection],
+                  writing: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
+                  on_progress: ProgressFn | None, embedder: Embedder | None, chunk: int,
+                  papers: Collection[str] | None) -> int:
+    """ensure_paper_vectors' run: reads on `reading()` (taken anew: a switch re-makes connections), each write
+    inside `writing()`."""
+    if not has_table(reading()):
+        with writing() as wcon:
+            ensure_table(wcon)
+    todo = missing_papers(reading())
     if papers is not None:
         wanted = set(papers)
         todo = [(pid, h) for pid, h in todo if pid in wanted]
@@ -102,9 +123,10 @@ def ensure_paper_vectors(library: Library, *, on_progress: ProgressFn | None = N
     done = 0
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
-        texts = paper_texts(library, [pid for pid, _h in part])
+        texts = paper_texts(library, [pid for pid, _h in part], reading())
         mat = np.asarray(emb.embed([texts[pid] for pid, _h in part], batch_size=16), dtype=np.float32)
-        _insert(con, part, mat, emb.model_id)
+        with writing() as wcon:
+            _insert(wcon, part, mat, emb.model_id)
         done += len(part)
         if on_progress:
             on_progress(done, len(todo))

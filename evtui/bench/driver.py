@@ -21,6 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from evtui.bench.runs import (
     ItemResult,
+    batch_items,
     claim_runs,
     discard_empty,
     find_resumable,
@@ -33,6 +34,7 @@ from evtui.config import Config
 from evtui.errors import EvtuiError
 from evtui.library import Library
 from evtui.methods import Task  # all a ranker may see of an EvidenceBench item (below judge)
+from evtui.store import share_reads
 
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 R = TypeVar("R")  # what the ranker is asked (Task, Query)
@@ -188,8 +190,14 @@ class RunBook:
 
     def __init__(self, library: Library, dataset: str, tasks: Sequence[str], method: str,
                  params: Mapping[str, Any], *, save: bool = True, resume: bool = False,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None, share: bool = False) -> None:
+        """`share` (a CLI sweep, which runs for minutes and writes a row now and then): from now on the library is
+        read-only between those writes (each in its own short window, evtui.bench.runs), so `evtui bench runs`,
+        `stats` and searches in another process work meanwhile, and finished items are stored in batches. The
+        library's connections are then re-made at each write: write to it only through evtui.bench.runs or rw()."""
         self.check(resume=resume, save=save)
+        if share and share_reads(library):  # the app's library is shared already and batches its own stores
+            batch_items(library)
         self.library, self.method = library, method
         self.params = stored_params(params)
         self.run_ids: dict[str, str] = {}

@@ -12,7 +12,9 @@ import json
 import os
 import socket
 import subprocess
+import time
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ from evtui import __version__
 from evtui.faults import crash_point
 from evtui.library import Library
 from evtui.lockinfo import process_alive, process_started
+from evtui.store import batch_write
 
 _DDL = """CREATE TABLE IF NOT EXISTS runs (
     id VARCHAR PRIMARY KEY,
@@ -59,6 +62,7 @@ _MIGRATIONS = (
 # listed: its status in list_runs, and what the CLI and the app say of it.
 INTERRUPTED = "interrupted"
 INTERRUPTED_HINT = "interrupted (finish it with --resume)"
+STORE_EVERY = 5.0  # seconds a batched item (batch_items) may wait before it is stored: a switch costs ~0.05-0.2 s
 
 
 @dataclass(frozen=True)
@@ -120,13 +124,18 @@ def code_version() -> str:
 
 def save_run(library: Library, result: dict[str, Any], params: dict[str, Any], *, run_id: str | None = None) -> str:
     """Store a finished run and return its id; with `run_id` (from `start_runs`), complete that row instead."""
-    con = library.store.con
-    _ensure(con)
+    flush_items(library)
     metrics = {k: v for k, v in result.items() if k not in {"per_item", "dataset", "task", "method", "n_items",
                                                              "n_skipped", "seconds", "run_id"}}
     values = [result["dataset"], result.get("task", ""), result["method"], json.dumps(params), code_version(),
               result.get("n_items", 0), result.get("n_skipped", 0), json.dumps(metrics),
               json.dumps(result.get("per_item", {})), result.get("seconds", 0.0)]
+    with batch_write(library) as con:  # code_version (a git call) and the JSON are made before the window opens
+        return _save_run(con, values, run_id)
+
+
+def _save_run(con: duckdb.DuckDBPyConnection, values: list[Any], run_id: str | None) -> str:
+    _ensure(con)
     if run_id is not None:
         con.execute(
             "UPDATE runs SET dataset = ?, task = ?, method = ?, parameters = ?, code_version = ?, n_items = ?,"
@@ -141,19 +150,20 @@ def save_run(library: Library, result: dict[str, Any], params: dict[str, Any], *
 
 def start_runs(library: Library, dataset: str, tasks: Sequence[str], method: str, params: dict[str, Any]) -> list[str]:
     """One 'running' row per task, all of one sweep, before any item runs; returns their ids in task order."""
-    con = library.store.con
-    _ensure(con)
     sweep = uuid.uuid4().hex[:12]
+    version = code_version()
     ids = []
-    for task in tasks:
-        run_id = uuid.uuid4().hex[:12]
-        con.execute(
-            "INSERT INTO runs (id, dataset, task, method, parameters, code_version, n_items, n_skipped, metrics,"
-            " per_item, seconds, status, sweep_id, resume_key, owner) VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}', 0,"
-            " 'running', ?, ?, ?)",
-            [run_id, dataset, task, method, json.dumps(params), code_version(), sweep,
-             resume_key(dataset, task, method, params), _owner()])
-        ids.append(run_id)
+    with batch_write(library) as con:
+        _ensure(con)
+        for task in tasks:
+            run_id = uuid.uuid4().hex[:12]
+            con.execute(
+                "INSERT INTO runs (id, dataset, task, method, parameters, code_version, n_items, n_skipped, metrics,"
+                " per_item, seconds, status, sweep_id, resume_key, owner) VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}',"
+                " 0, 'running', ?, ?, ?)",
+                [run_id, dataset, task, method, json.dumps(params), version, sweep,
+                 resume_key(dataset, task, method, params), _owner()])
+            ids.append(run_id)
     return ids
 
 
@@ -178,33 +188,91 @@ def find_resumable(library: Library, dataset: str, tasks: Sequence[str], method:
 
 def claim_runs(library: Library, run_ids: Sequence[str]) -> None:
     """This process runs these unfinished runs now (a resume): they are listed as running, not interrupted."""
-    library.store.con.execute("UPDATE runs SET owner = ? WHERE status = 'running' AND id IN (SELECT unnest(?))",
-                              [_owner(), list(run_ids)])
+    with batch_write(library) as con:
+        con.execute("UPDATE runs SET owner = ? WHERE status = 'running' AND id IN (SELECT unnest(?))",
+                    [_owner(), list(run_ids)])
 
 
 def release_runs(library: Library, run_ids: Sequence[str]) -> None:
     """This process stopped these runs unfinished (a cancelled or failed app sweep, which lives on): they are
     listed as interrupted, and `--resume` (or the next sweep) finishes them."""
-    library.store.con.execute("UPDATE runs SET owner = NULL WHERE status = 'running' AND id IN (SELECT unnest(?))",
-                              [list(run_ids)])
+    flush_items(library)
+    with batch_write(library) as con:
+        con.execute("UPDATE runs SET owner = NULL WHERE status = 'running' AND id IN (SELECT unnest(?))",
+                    [list(run_ids)])
+
+
+class _Pending:
+    def __init__(self) -> None:
+        self.items: list[tuple[str, ItemResult]] = []
+        self.since = 0.0
+
+
+# Libraries whose finished items are stored in batches (batch_items): a CLI sweep's, which is read-only between
+# its writes so that `evtui bench runs` reads it meanwhile. Each write switches DuckDB to read-write and back
+# (~0.1-0.2 s), which per item more than doubled a quick method's sweep.
+_PENDING: weakref.WeakKeyDictionary[Library, _Pending] = weakref.WeakKeyDictionary()
+
+
+def _pending_of(library: Library) -> _Pending | None:
+    try:
+        return _PENDING.get(library)
+    except TypeError:  # a reader's stand-in (the app's LibraryView) that cannot be weakly referenced: never batched
+        return None
+
+
+def batch_items(library: Library) -> None:
+    """From now on, items recorded for `library` are stored together, at most STORE_EVERY seconds after the first of
+    them (a killed sweep loses at most that much), and before anything reads or completes a run."""
+    _PENDING.setdefault(library, _Pending())
 
 
 def record_item(library: Library, run_id: str, item: ItemResult) -> None:
-    """Commit one finished item (its own transaction: a kill right after it keeps it)."""
-    library.store.con.execute(
-        "INSERT OR REPLACE INTO run_items (run_id, item_id, score, picked, seconds) VALUES (?, ?, ?, ?, ?)",
-        [run_id, item.item_id, item.score, json.dumps(item.picked), item.seconds])
-    crash_point("bench_item")
+    """Commit one finished item (its own transaction: a kill right after it keeps it), or, for a library whose
+    items are batched (batch_items), once its batch is due."""
+    pending = _pending_of(library)
+    if pending is None:
+        with batch_write(library) as con:
+            _insert_items(con, [(run_id, item)])
+        return
+    if not pending.items:
+        pending.since = time.monotonic()
+    pending.items.append((run_id, item))
+    if time.monotonic() - pending.since >= STORE_EVERY:
+        flush_items(library)
+
+
+def flush_items(library: Library) -> None:
+    """Store the items batch_items holds back for `library` (nothing when there are none)."""
+    pending = _pending_of(library)
+    if pending is None or not pending.items:
+        return
+    items, pending.items = pending.items, []
+    try:
+        with batch_write(library) as con:
+            _insert_items(con, items)
+    except BaseException:
+        pending.items[:0] = items  # kept for the next try (the end of the run)
+        raise
+
+
+def _insert_items(con: duckdb.DuckDBPyConnection, items: Sequence[tuple[str, ItemResult]]) -> None:
+    for run_id, item in items:
+        con.execute("INSERT OR REPLACE INTO run_items (run_id, item_id, score, picked, seconds) VALUES (?, ?, ?, ?, ?)",
+                    [run_id, item.item_id, item.score, json.dumps(item.picked), item.seconds])
+        crash_point("bench_item")
 
 
 def discard_empty(library: Library, run_ids: Sequence[str]) -> None:
     """Forget runs that failed before finishing any item (a wrong method, an unreadable file): nothing to resume."""
-    library.store.con.execute(
-        "DELETE FROM runs WHERE status = 'running' AND id IN (SELECT unnest(?))"
-        " AND id NOT IN (SELECT run_id FROM run_items)", [list(run_ids)])
+    flush_items(library)
+    with batch_write(library) as con:
+        con.execute("DELETE FROM runs WHERE status = 'running' AND id IN (SELECT unnest(?))"
+                    " AND id NOT IN (SELECT run_id FROM run_items)", [list(run_ids)])
 
 
 def stored_items(library: Library, run_id: str) -> dict[str, ItemResult]:
+    flush_items(library)
     con = library.store.con
     _ensure(con)
     rows = con.execute("SELECT item_id, score, picked, seconds FROM run_items WHERE run_id = ?", [run_id]).fetchall()
@@ -213,6 +281,7 @@ def stored_items(library: Library, run_id: str) -> dict[str, ItemResult]:
 
 def run_per_item(library: Library, run_id: str) -> dict[str, float]:
     """A stored run's score per item ({} for an unknown run). Read-only: no table is created."""
+    flush_items(library)
     row = library.store.con.execute("SELECT per_item FROM runs WHERE id = ?", [run_id]).fetchone()
     return json.loads(row[0] or "{}") if row else {}
 
@@ -229,6 +298,7 @@ def list_runs(library: Library) -> list[dict[str, Any]]:
     does: `--resume` finishes it); `in_sample`: whether its figure is in-sample (evtui.bench.provenance.in_sample)."""
     from evtui.bench.provenance import in_sample
 
+    flush_items(library)
     con = library.store.con
     _ensure(con)
     has_owner = con.execute("SELECT count(*) FROM information_schema.columns"

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from evtui import inbox
-from evtui.access import prepare_tables
+from evtui.access import open_for_app, prepare_tables
 from evtui.config import Config, load_config
 from evtui.export import Basket
 from evtui.library import IngestProgress, Library
@@ -151,8 +151,9 @@ class EvtuiApp(App[None]):
         from evtui.demo import ensure_demo
 
         try:
-            # shared: DuckDB read-only between writes, so `evtui search` etc. work in another pane meanwhile
-            lib = Library(self.config, shared=True)
+            # shared: DuckDB read-only between writes, so `evtui search` etc. work in another pane meanwhile; a data
+            # home that cannot be written (a colleague's library, a read-only mount, a full disk) opens read-only
+            lib, read_only = open_for_app(self.config)
             lib.switch_guard = self.switch_guard
         except Exception as exc:  # noqa: BLE001 - a damaged data home must be reported, not crash
             self.post_message(LibraryFailed(failure_text(exc)))
@@ -164,9 +165,11 @@ class EvtuiApp(App[None]):
                     raise WorkCancelled
                 self.post_message(IngestStep(p))
 
-            with lib.rw():
-                report = ensure_demo(lib, progress)
-                prepare_tables(lib)  # created now: read-only between writes, the app cannot create them later
+            report = None
+            if not lib.read_only:
+                with lib.rw():
+                    report = ensure_demo(lib, progress)
+                    prepare_tables(lib)  # created now: read-only between writes, the app cannot create them later
             lib.abbreviations()  # warm: the query bar parses as you type
             stats = lib.store.stats()
         except WorkCancelled:
@@ -179,6 +182,8 @@ class EvtuiApp(App[None]):
         note = f"{stats['papers']:,} papers · {stats['sentences']:,} sentences"
         if report is not None:
             note += f" (demo library loaded in {report.seconds:.1f}s)"
+        if read_only:
+            note += f" · {read_only}"
         if lib.recovered:
             note += f" · repaired {len(lib.recovered)} paper(s) an interrupted run left unfinished"
         self.post_message(LibraryReady(lib, note))

@@ -1053,11 +1053,16 @@ class SearchScreen(EvtuiScreen):
                     if worker.is_cancelled:
                         return  # a newer search replaced this one: its judge's failure is no news
                     raise
-                if rows and not worker.is_cancelled:
+                if rows and not worker.is_cancelled and not library.read_only:  # a read-only library: shown, not kept
                     from evtui.judge.cache import JudgmentCache
 
-                    with library.rw(), app.db_lock:  # cached for the next time (and for the CLI beside the app)
-                        JudgmentCache(library.store.con, writable=False).insert_rows(rows)
+                    try:
+                        with library.rw(), app.db_lock:  # cached for the next time (and for the CLI beside the app)
+                            JudgmentCache(library.store.con, writable=False).insert_rows(rows)
+                    except Exception as exc:  # noqa: BLE001 - a full disk: the verdicts are shown, only not kept
+                        if not worker.is_cancelled:
+                            app.call_from_thread(self.notify, f"verdicts shown but not cached: {failure_text(exc)}",
+                                                 title="Judge", severity="warning")
         finally:
             self.post_message(AutoVerdicts(parsed.text, [], done=True, generation=generation, ids=asked))
 
