@@ -68,9 +68,13 @@ def test_cli_verify_json_carries_the_note(lib: Library, capsys: pytest.CaptureFi
 def test_cli_judge_takes_no_side_on_a_question(lib: Library, capsys: pytest.CaptureFixture[str]) -> None:
     lib.close()
     assert main(["judge", QUESTION, "--json"]) == 0
-    results = json.loads(capsys.readouterr().out)["results"]
+    doc = json.loads(capsys.readouterr().out)
+    results = doc["results"]
     assert results and all(r["stance"] == "neutral" for r in results)
     assert any("no claim to verify" in r["rationale"] for r in results)
+    assert any(n.startswith("no claim to verify") for n in doc["notes"])  # said once, as `verify --json` does
+    assert main(["judge", "Metformin lowers HbA1c", "--json"]) == 0
+    assert "notes" not in json.loads(capsys.readouterr().out)  # a claim: the documented shape, unchanged
 
 
 def test_evidential_keeps_bests_order_for_a_question(lib: Library) -> None:
