@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -260,11 +260,12 @@ class SentenceIndex:
     def paper_ids(self) -> list[str]:
         return self.papers.paper_ids()
 
-    def paper_search(self, words: Sequence[str], limit: int, *,
-                     filters: Filters = NO_FILTERS) -> list[tuple[str, float]]:
+    def paper_search(self, words: Sequence[str], limit: int, *, filters: Filters = NO_FILTERS,
+                     alternatives: Mapping[str, Sequence[str]] | None = None) -> list[tuple[str, float]]:
         """(paper id, BM25 over title + abstract) of the top `limit` papers for a bag of words (evtui/papers.py);
         of the filters, only the years apply to a whole paper."""
-        return self.papers.search(words, limit, year_from=filters.year_from, year_to=filters.year_to)
+        return self.papers.search(words, limit, year_from=filters.year_from, year_to=filters.year_to,
+                                  alternatives=alternatives)
 
     def search(self, query: Node, limit: int) -> list[Hit]:
         searcher = self.index.searcher()

@@ -15,7 +15,7 @@ change; the version marker is written only after a commit, so a rebuild killed h
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,20 +175,32 @@ class PaperIndex:
         res = searcher.search(tantivy.Query.all_query(), limit=searcher.num_docs, count=False)
         return [searcher.doc(addr).get_first("paper_id") for _s, addr in res.hits]
 
+    def _phrase(self, text: str) -> tantivy.Query | None:
+        if self.ix is None:
+            return None
+        cleaned = text.replace('"', " ").replace("\\", " ").strip()
+        if not cleaned:
+            return None
+        try:
+            return self.ix.parse_query(f'"{cleaned}"', ["text", "text_split"], {"text": 1.0, "text_split": 0.6})
+        except ValueError:
+            return None
+
     def search(self, words: Sequence[str], limit: int, *, year_from: int | None = None,
-               year_to: int | None = None) -> list[tuple[str, float]]:
-        """(paper id, BM25) of the top `limit` papers for a bag of words; [] when the channel is not built."""
+               year_to: int | None = None,
+               alternatives: Mapping[str, Sequence[str]] | None = None) -> list[tuple[str, float]]:
+        """(paper id, BM25) of the top `limit` papers for a bag of words; [] when the channel is not built.
+        `alternatives` maps a word to other phrases for the same concept (a drug class's members, an
+        abbreviation's expansion): the word's clause scores its best-matching form, so a trial of "pravastatin"
+        answers "statins" without a paper naming three statins counting three times."""
         if self.ix is None or not self.complete or not words:
             return []
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
         for w in list(dict.fromkeys(words))[:MAX_QUERY_WORDS]:
-            cleaned = w.replace('"', " ").replace("\\", " ").strip()
-            if not cleaned:
+            forms = [q for q in (self._phrase(f) for f in [w, *(alternatives or {}).get(w, ())]) if q is not None]
+            if not forms:
                 continue
-            try:
-                q = self.ix.parse_query(f'"{cleaned}"', ["text", "text_split"], {"text": 1.0, "text_split": 0.6})
-            except ValueError:
-                continue
+            q = forms[0] if len(forms) == 1 else tantivy.Query.disjunction_max_query(forms[:MAX_QUERY_WORDS])
             clauses.append((tantivy.Occur.Should, q))
         if not clauses:
             return []

@@ -77,6 +77,24 @@ def query_stems(parsed: ParsedQuery) -> set[str]:
     return out
 
 
+def _stems_by_aspect(parsed: ParsedQuery, qstems: set[str]) -> dict[str, set[str]]:
+    """Aspect id -> the query stems of its label: what a span of that aspect stands for."""
+    out: dict[str, set[str]] = {}
+    for a in parsed.aspects:
+        own = {stem(w.lower()) for w in PART_RE.findall(a.label)} & qstems
+        if own:
+            out.setdefault(a.id, set()).update(own)
+    return out
+
+
+def _found(qstems: set[str], stems: set[str], covered: set[str], by_aspect: Mapping[str, set[str]]) -> set[str]:
+    """The query stems a text holds: its own words, plus the label words of every aspect it matches."""
+    hit = qstems & stems
+    for aid in covered:
+        hit |= by_aspect.get(aid, set())
+    return hit
+
+
 def _rank_feature(values: np.ndarray) -> np.ndarray:
     """log2(1 + rank) within the pool, rank 0 = best; NaN stays NaN."""
     out = np.full(len(values), np.nan)
@@ -98,6 +116,8 @@ def featurize(
     doc_freq: Mapping[str, float] | None = None,
     aspect_sims: np.ndarray | None = None,
     titles: Mapping[str, str] | None = None,
+    title_aspects: Mapping[str, set[str]] | None = None,
+    aspect_forms: bool = False,
 ) -> np.ndarray:
     """One row per candidate, columns in FEATURES order.
 
@@ -110,6 +130,13 @@ def featurize(
     the claim's parts in several sentences, so `paper_cov` (query stems found in any of the paper's candidates),
     `paper_hits` (how many of its sentences the pool holds) and `title_overlap` (query stems in its `titles`
     entry) lift the sentences of papers that are about the query over a lone sentence that happens to match.
+    With `aspect_forms` (a library-wide pool) the paper-level columns count a query word as found where its aspect
+    is: the highlighter matches an aspect's synonyms, drug-class members and expansions ("statins" in a trial of
+    pravastatin), so `paper_cov` takes the candidates' spans and `title_overlap` the title's (`title_aspects`:
+    paper id -> aspects its title matches) as well as their words. Within one paper they stay lexical (they are
+    constant there, and the judge's calibration was fitted so), and the sentence's own word columns stay lexical
+    everywhere: with spans they lowered EvidenceBench and the judge in cross-validation (BENCHMARKS.md, "Drug
+    classes across the library").
     """
     n = len(candidates)
     x = np.full((n, len(FEATURES)), np.nan, dtype=np.float64)
@@ -157,17 +184,21 @@ def featurize(
     idf_total = sum(idf.values()) or 1.0
     sec_cols = {k: col[f"sec_{k}"] for k in SECTION_KINDS}
     pool = float(np.log2(1 + n))
+    by_aspect = _stems_by_aspect(parsed, qstems) if aspect_forms else {}
     sent_stems = [{stem(w) for w in PART_RE.findall(c.sentence.text)} for c in candidates]
     paper_stems: dict[str, set[str]] = {}
     paper_n: Counter[str] = Counter()
     for c, st in zip(candidates, sent_stems, strict=True):
-        paper_stems.setdefault(c.sentence.paper_id, set()).update(st & qstems)
+        paper_stems.setdefault(c.sentence.paper_id, set()).update(
+            _found(qstems, st, {sp.aspect for sp in c.spans}, by_aspect))
         paper_n[c.sentence.paper_id] += 1
     title_cov: dict[str, float] = {}
     for pid in paper_stems:
         t = (titles or {}).get(pid)
         if t and qstems:  # no title known: NaN, not "shares nothing"
-            title_cov[pid] = len(qstems & {stem(w) for w in PART_RE.findall(t)}) / len(qstems)
+            found = _found(qstems, {stem(w) for w in PART_RE.findall(t)}, (title_aspects or {}).get(pid, set()),
+                           by_aspect)
+            title_cov[pid] = len(found) / len(qstems)
     for i, c in enumerate(candidates):
         s = c.sentence
         text = s.text

@@ -279,8 +279,11 @@ class BestRanker:
             av = self._aspect_vectors(parsed)
             if av is not None and len(vecs) == len(cands):
                 aspect_sims = vectors @ av.T
+        # Across the library a paper is about "statins" when it is a trial of pravastatin (featurize, aspect_forms).
+        title_aspects = ({pid: {sp.aspect for sp in matcher.spans(t)} for pid, t in titles.items() if t}
+                         if paper is None else None)
         x = featurize(parsed, cands, paper_sizes=sizes, neighbours=neighbours, doc_freq=df, aspect_sims=aspect_sims,
-                      titles=titles)
+                      titles=titles, title_aspects=title_aspects, aspect_forms=paper is None)
         pool = Pool(cands, titles, vectors, x, notes, scoped=paper is not None, papers=papers)
         if key is not None:
             if len(self._pools) >= 512:
@@ -298,7 +301,8 @@ class BestRanker:
         words = self._words(parsed)
         if not words or self.paper_weight <= 0 and self.paper_pull <= 0:
             return []
-        papers = self.library.index.paper_search(words, PAPER_POOL, filters=filters.library_wide())
+        papers = self.library.index.paper_search(words, PAPER_POOL, filters=filters.library_wide(),
+                                                 alternatives=self._alternatives(parsed, words))
         if self.paper_dense_weight > 0:
             from evtui.paper_vectors import complete_matrix
 
@@ -309,6 +313,18 @@ class BestRanker:
                 dense = matrix.search(qv, PAPER_POOL, year_from=wide.year_from, year_to=wide.year_to)
                 papers = fuse_papers(papers, dense, self.paper_dense_weight)
         return papers
+
+    @staticmethod
+    def _alternatives(parsed: ParsedQuery, words: Sequence[str]) -> dict[str, list[str]]:
+        """A one-word concept's other forms (a drug class's members, an abbreviation's expansion), by the word:
+        the paper channel reads "statins" in a pravastatin trial as the sentence highlighter does."""
+        out: dict[str, list[str]] = {}
+        wanted = set(words)
+        for a in parsed.aspects:
+            word = a.label.lower()
+            if a.role != "relation" and word in wanted and len(a.terms) > 1:
+                out.setdefault(word, []).extend(t for t in a.terms if t.lower() != word)
+        return out
 
     def _pull_in(self, parsed: ParsedQuery, papers: Sequence[tuple[str, float]], have: set[str],
                  filters: Filters) -> list[Hit]:
