@@ -592,7 +592,8 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     engine = _engine(args)
     results = []
     with _open_library(args, demo=False) as lib:
-        # Each item is stored as it finishes, so a killed sweep keeps its work and `--resume` finishes it.
+        # Finished items are stored in batches at most STORE_EVERY seconds apart (readers work between them): a
+        # killed sweep keeps all but its last seconds' work, a Ctrl-C all of it, and `--resume` finishes it.
         book = RunBook(lib, dataset_name(data), tasks, args.method,
                        run_params(args.data, args.seed, _judge_opts(args), args.limit), save=not args.no_save,
                        resume=args.resume, say=_say_dim, share=True)
@@ -609,6 +610,9 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
                         engine=engine)
                 except EvtuiError:
                     book.discard_empty()
+                    raise
+                except BaseException:  # Ctrl-C: the items it finished are stored, for --resume
+                    book.keep()
                     raise
             res["run_id"] = save_run(lib, res, book.params, run_id=run_id) if run_id else None
             results.append(res)
@@ -780,6 +784,9 @@ def _recorded_run(args: argparse.Namespace, dataset: str, task: str, method: str
                 res, params = run(lib, cb, done, book.recorder(task))
             except EvtuiError:
                 book.discard_empty()
+                raise
+            except BaseException:  # Ctrl-C: the items it finished are stored, for --resume
+                book.keep()
                 raise
         if run_id:
             save(lib, res, params, run_id)

@@ -25,6 +25,7 @@ from evtui.bench.runs import (
     claim_runs,
     discard_empty,
     find_resumable,
+    flush_items,
     record_item,
     release_runs,
     start_runs,
@@ -237,6 +238,11 @@ class RunBook:
         listed as interrupted, not running, and a resume finishes them."""
         if self.run_ids:
             release_runs(self.library, list(self.run_ids.values()))
+
+    def keep(self) -> None:
+        """After an interruption (Ctrl-C): store the finished items a shared sweep holds back (batch_items), so a
+        `--resume` starts after them."""
+        flush_items(self.library)
 
     def discard_empty(self) -> None:
         """After a failure: forget the runs that stored no item (nothing to resume)."""

@@ -195,7 +195,7 @@ def test_bibtex_follows_file_fields_and_keeps_metadata_only_entries() -> None:
     assert len(rao.sentences) > 100
     assert papers["doi:10.1093/beheco/ary157"].authors[0] == "Florian Uhl"
     nofile = papers["bib:nofile2020"]
-    assert nofile.info == {"full_text": False}
+    assert nofile.info == {"full_text": False, "item_type": "article"}  # the entry's type, for the BibTeX export
     assert nofile.authors == ["Anna Müller", "John Smith"]
     assert [s.text for s in nofile.sentences] == ["A paper the user has no PDF of",
                                                   "Aspirin reduced headache duration in adults.",
@@ -218,7 +218,7 @@ def test_ris_and_csl_json(tmp_path: Path) -> None:
     assert detect_format(tmp_path / "refs.json") == "csl-json"
     ris = [p for p in iter_papers(tmp_path / "refs.ris") if isinstance(p, ParsedPaper)]
     assert ris[0].info["pages"] == 8 and ris[0].title == "Genomic promoter analysis"
-    assert ris[1].info == {"full_text": False} and ris[1].year == 2011
+    assert ris[1].info == {"full_text": False, "item_type": "jour"} and ris[1].year == 2011
     csl = [p for p in iter_papers(tmp_path / "refs.json") if isinstance(p, ParsedPaper)]
     assert csl[0].id == "doi:10.1000/xyz123" and csl[0].authors == ["Ann Poe"] and csl[0].year == 2015
 
