@@ -231,9 +231,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             if args.zotero is not None:
                 from evtui.sources import ingest_zotero
 
-                report = ingest_zotero(lib, args.zotero or None, args.collection, on_progress=cb)
+                # share: DuckDB read-write only while a batch is stored, so the app and readers work meanwhile
+                report = ingest_zotero(lib, args.zotero or None, args.collection, on_progress=cb, share=True)
             if args.paths:
-                more = lib.ingest(args.paths, fmt=args.format, on_progress=cb)
+                more = lib.ingest(args.paths, fmt=args.format, on_progress=cb, share=True)
                 report = more if args.zotero is None else _merged(report, more)
     failed = bool(report.errors) and not (report.added or report.replaced or report.unchanged or report.same_paper)
     if args.json:

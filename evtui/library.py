@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -508,16 +508,44 @@ class Library:
         on_progress: Callable[[IngestProgress], None] | None = None,
         *,
         one_copy: bool = True,
+        share: bool = False,
     ) -> IngestReport:
         """`one_copy`: a paper whose DOI / PMCID / PMID is already stored under another id (a PDF of a JATS
-        paper) is not added twice. A benchmark's corpus turns it off: its ids are the benchmark's own."""
-        with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
-            report = self._ingest(paths, fmt, on_progress, one_copy)
-            if report.added or report.replaced:
-                t0 = time.perf_counter()
+        paper) is not added twice. A benchmark's corpus turns it off: its ids are the benchmark's own.
+        `share` (`evtui ingest`, the app's ingest): DuckDB is read-write only while a batch is stored, read-only
+        while files are read, so `evtui stats` / `search` in another process (or the app's searches) read the
+        library meanwhile instead of being refused for the whole run (see evtui.store.sharing_reads)."""
+        if not share:
+            with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
+                return self._ingest_and_embed(paths, fmt, on_progress, one_copy, nullcontext, nullcontext)
+        from evtui.store import sharing_reads
+
+        with self._write_lock, sharing_reads(self):
+            # Between windows the writers' connection is read-only, and another thread's write (the app's) may
+            # switch it: its reads hold _mode_lock, under which every switch happens, so none closes it mid-query.
+            return self._ingest_and_embed(paths, fmt, on_progress, one_copy, self._ingest_window,
+                                          lambda: self._mode_lock)
+
+    @contextmanager
+    def _ingest_window(self) -> Iterator[None]:
+        """One batch's read-write window of a shared ingest. The cap is set anew in each: a switch re-makes the
+        connection, and with it DuckDB's memory limit."""
+        from evtui.store import WRITER_WAIT
+
+        with self.rw(wait=WRITER_WAIT), self._writes().memory_capped(INGEST_DB_MEMORY):
+            yield
+
+    def _ingest_and_embed(self, paths: Iterable[str | Path], fmt: str,
+                          on_progress: Callable[[IngestProgress], None] | None, one_copy: bool,
+                          window: Callable[[], AbstractContextManager[object]],
+                          reads: Callable[[], AbstractContextManager[object]]) -> IngestReport:
+        report = self._ingest(paths, fmt, on_progress, one_copy, window, reads)
+        if report.added or report.replaced:
+            t0 = time.perf_counter()
+            with window():  # one window: only this run's papers (~0.12 s each), read and written on one connection
                 self._keep_paper_vectors(report)
-                report.seconds += time.perf_counter() - t0
-            return report
+            report.seconds += time.perf_counter() - t0
+        return report
 
     def _keep_paper_vectors(self, report: IngestReport) -> None:
         """In a library whose papers have dense vectors (`evtui embed` ran), embed the new and replaced ones now
@@ -542,7 +570,11 @@ class Library:
         fmt: str,
         on_progress: Callable[[IngestProgress], None] | None,
         one_copy: bool = True,
+        window: Callable[[], AbstractContextManager[object]] = nullcontext,
+        reads: Callable[[], AbstractContextManager[object]] = nullcontext,
     ) -> IngestReport:
+        """`window()` is entered around each batch's writes (and the reads of what is stored that decide them),
+        `reads()` around each read between them."""
         from evtui.ingest import DOC_SKIPPED, discover, iter_papers
         from evtui.query import extract_abbreviations
 
@@ -558,7 +590,8 @@ class Library:
             report.notes.append(f"not read as papers: {len(docs)} documentation file(s) ({names})")
         # Nothing here grows with the library: stored hashes are looked up per batch (a map of every paper's
         # hash was ~100 MB per million papers), and "already in this run" is a paper stored since the run began.
-        row = self._writes().con.execute("SELECT CAST(current_timestamp AS TIMESTAMP)").fetchone()  # as added_at
+        with reads():
+            row = self._writes().con.execute("SELECT CAST(current_timestamp AS TIMESTAMP)").fetchone()  # added_at
         run_start = row[0] if row else None
         progress = IngestProgress(files_total=len(files))
         stop: list[str] = []  # set when the disk is full: the rest of the files are not read
@@ -571,7 +604,10 @@ class Library:
             nonlocal batch, batch_sents, in_batch, digests_checked
             if not batch:
                 return
+            open_window = ExitStack()
             try:
+                # a reader of another process that keeps the file past WRITER_WAIT fails this batch only
+                open_window.enter_context(window())
                 batch, fresh = self._same_files(batch, report)
                 stored = self._writes().paper_states([p.id for p, _h in batch])
                 # a new id's DOI / PMCID / PMID / PDF file, to find the same paper stored under another id (but not
@@ -639,6 +675,7 @@ class Library:
                     pass
             finally:
                 batch, batch_sents, in_batch = [], 0, set()
+                open_window.close()  # readers are let in again
 
         for path in files:
             if stop:
@@ -648,14 +685,16 @@ class Library:
             if on_progress:
                 on_progress(progress)
             try:
-                if self._unchanged_pdf(path, fmt):
+                with reads():
+                    unchanged = self._unchanged_pdf(path, fmt)
+                    zotero = None if unchanged else self._zotero_run(path, fmt)
+                if unchanged:
                     report.unchanged += 1
                     report.files += 1
                     progress.files_done += 1
                     if on_progress:
                         on_progress(progress)
                     continue
-                zotero = self._zotero_run(path, fmt)
                 for item in iter_papers(path, fmt) if zotero is None else _in_run(zotero, path, fmt, report):
                     if isinstance(item, IngestError):
                         report.errors.append(item)
@@ -697,7 +736,8 @@ class Library:
                 on_progress(progress)
         flush()
         if not stop:
-            self._note_missing(paths, report)
+            with reads():
+                self._note_missing(paths, report)
         self._abbrev = None
         report.seconds = time.perf_counter() - t0
         return report

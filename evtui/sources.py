@@ -78,7 +78,7 @@ def show_document(lib: Any, paper_id: str) -> dict[str, Any]:
 
 
 def ingest_zotero(lib: Any, folder: str | None, collection: str | None,
-                  on_progress: Callable[..., None] | None = None) -> Any:
+                  on_progress: Callable[..., None] | None = None, *, share: bool = False) -> Any:
     """Ingest a Zotero library (evtui/ingest/zotero.py): items whose stored version is unchanged are skipped
     without reading their PDFs, and counted as unchanged."""
     from evtui.errors import IngestError
@@ -93,6 +93,6 @@ def ingest_zotero(lib: Any, folder: str | None, collection: str | None,
         return report
     known = known_versions(lib.store.paper_infos())
     with zotero_run(ZoteroRun(collection=collection, known_versions=known)) as run:
-        report = lib.ingest([Path(db)], fmt="zotero", on_progress=on_progress)
+        report = lib.ingest([Path(db)], fmt="zotero", on_progress=on_progress, share=share)
     report.unchanged += run.skipped
     return report

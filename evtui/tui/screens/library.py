@@ -312,7 +312,9 @@ class LibraryScreen(EvtuiScreen):
             # keep running on the last committed state while it works.
             try:
                 with app.library_writer():
-                    report = app.library.ingest([path], on_progress=progress)
+                    # share: read-write only while a batch is stored, so `evtui stats` / `search` in another
+                    # terminal read the library between batches instead of waiting out the whole ingest
+                    report = app.library.ingest([path], on_progress=progress, share=True)
             except WorkCancelled:
                 return
             self.post_message(IngestFinished(report))
