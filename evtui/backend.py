@@ -12,7 +12,7 @@ engine (Tantivy is imported by evtui/index.py alone). Filters arrive as one `Fil
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from evtui.errors import EvtuiError, QueryError
@@ -91,10 +91,11 @@ class SearchBackend(Protocol):
         """Every paper id in the paper-level channel, duplicates kept (for consistency checks)."""
         ...
 
-    def paper_search(self, words: Sequence[str], limit: int, *,
-                     filters: Filters = NO_FILTERS) -> list[tuple[str, float]]:
+    def paper_search(self, words: Sequence[str], limit: int, *, filters: Filters = NO_FILTERS,
+                     alternatives: Mapping[str, Sequence[str]] | None = None) -> list[tuple[str, float]]:
         """(paper id, score) of the top `limit` papers by a bag of words over title + abstract, the paper-level
-        channel kept in step with the sentences (evtui/papers.py); [] where a backend has none."""
+        channel kept in step with the sentences (evtui/papers.py); [] where a backend has none. `alternatives`: a
+        word's other forms (a drug class's members), scored as one concept by its best form."""
         ...
 
     def search(self, query: Node, limit: int) -> list[Hit]:
