@@ -134,22 +134,28 @@ class Embedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
+                # One model per process whatever the cache dir: the weights come from the same packages, and a
+                # process that opens several libraries (a benchmark's per-dataset library beside the user's, a
+                # test suite's homes) loaded ~100 MB again for each and kept them all.
+                # Its folder is still laid out here (and the packages checked): what this cache dir promises.
                 folder = model_folder(self.cache_dir)
-                os.environ["HF_HUB_OFFLINE"] = "1"
-                os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-                from fastembed import TextEmbedding
-
-                try:
-                    self._model = TextEmbedding(
-                        FASTEMBED_NAME,
-                        cache_dir=str(self.cache_dir / "fastembed"),
-                        specific_model_path=str(folder),
-                        local_files_only=True,
-                        threads=self.threads,
-                    )
-                except Exception as exc:  # noqa: BLE001 - onnxruntime/fastembed raise many types
-                    raise EvtuiError(f"cannot load the embedding model from {folder}: {exc}") from exc
+                with _models_lock:
+                    model = _models.get(self.threads)
+                    if model is None:
+                        model = _models[self.threads] = self._new_model(folder)
+                self._model = model
         return self._model
+
+    def _new_model(self, folder: Path) -> Any:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+        from fastembed import TextEmbedding
+
+        try:
+            return TextEmbedding(FASTEMBED_NAME, cache_dir=str(self.cache_dir / "fastembed"),
+                                 specific_model_path=str(folder), local_files_only=True, threads=self.threads)
+        except Exception as exc:  # noqa: BLE001 - onnxruntime/fastembed raise many types
+            raise EvtuiError(f"cannot load the embedding model from {folder}: {exc}") from exc
 
     def embed(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """(n, 384) float32, each row L2-normalised."""
@@ -170,6 +176,8 @@ class Embedder:
 
 
 _shared: dict[str, Embedder] = {}
+_models: dict[int, Any] = {}  # threads -> the loaded model (Embedder._load)
+_models_lock = threading.Lock()
 _shared_lock = threading.Lock()
 
 
