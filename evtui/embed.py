@@ -342,11 +342,11 @@ def ensure_embeddings(
     `on_progress(done, total)` is called after each chunk (and once with (0, total) up front); an exception it
     raises stops the run with the finished chunks kept. `con`: the connection to use (default the library's).
     `share` (a long run: `evtui embed`): DuckDB is read-write only while a chunk is stored, read-only in between,
-    so other processes (`evtui stats`, a search) read the library meanwhile (evtui.store.sharing_reads). Each
+    so other processes (`evtui stats`, a search) read the library meanwhile (evtui.sharing.sharing_reads). Each
     switch re-makes the library's connections, so a caller must not keep one across the call (`con` is ignored).
     """
     if share:
-        from evtui.store import batch_write, sharing_reads, writer_con
+        from evtui.sharing import batch_write, sharing_reads, writer_con
 
         with sharing_reads(library):
             return _embed_missing(library, lambda: writer_con(library), lambda: batch_write(library, writer=True),

@@ -31,6 +31,7 @@ from evtui.errors import EvtuiError, IngestError, LibraryLockedError
 from evtui.faults import batch_sentences, crash_point
 from evtui.lockinfo import claim, describe, release
 from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
+from evtui.sharing import WRITER_WAIT, sharing_reads
 from evtui.store import Store
 
 if TYPE_CHECKING:
@@ -514,12 +515,10 @@ class Library:
         paper) is not added twice. A benchmark's corpus turns it off: its ids are the benchmark's own.
         `share` (`evtui ingest`, the app's ingest): DuckDB is read-write only while a batch is stored, read-only
         while files are read, so `evtui stats` / `search` in another process (or the app's searches) read the
-        library meanwhile instead of being refused for the whole run (see evtui.store.sharing_reads)."""
+        library meanwhile instead of being refused for the whole run (see sharing_reads)."""
         if not share:
             with self._write_lock, self.rw(), self._writes().memory_capped(INGEST_DB_MEMORY):
                 return self._ingest_and_embed(paths, fmt, on_progress, one_copy, nullcontext, nullcontext)
-        from evtui.store import sharing_reads
-
         with self._write_lock, sharing_reads(self):
             # Between windows the writers' connection is read-only, and another thread's write (the app's) may
             # switch it: its reads hold _mode_lock, under which every switch happens, so none closes it mid-query.
@@ -530,8 +529,6 @@ class Library:
     def _ingest_window(self) -> Iterator[None]:
         """One batch's read-write window of a shared ingest. The cap is set anew in each: a switch re-makes the
         connection, and with it DuckDB's memory limit."""
-        from evtui.store import WRITER_WAIT
-
         with self.rw(wait=WRITER_WAIT), self._writes().memory_capped(INGEST_DB_MEMORY):
             yield
 

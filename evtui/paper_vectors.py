@@ -93,7 +93,7 @@ def ensure_paper_vectors(library: Library, *, on_progress: ProgressFn | None = N
     library meanwhile; `con` is then ignored) as in evtui.embed.ensure_embeddings (an exception it raises stops
     the run keeping the finished chunks). Returns how many papers were embedded."""
     if share:
-        from evtui.store import batch_write, sharing_reads, writer_con
+        from evtui.sharing import batch_write, sharing_reads, writer_con
 
         with sharing_reads(library):
             return _embed_papers(library, lambda: writer_con(library), lambda: batch_write(library, writer=True),

@@ -25,7 +25,6 @@ import pyarrow as pa
 
 from evtui.errors import EvtuiError, LibraryLockedError
 from evtui.faults import crash_point
-from evtui.lockinfo import claim
 from evtui.models import Paper, Sentence
 
 SCHEMA = [
@@ -78,9 +77,6 @@ _PAPER_SCHEMA = pa.schema([
 ])
 
 
-# A long writer (embed, a bench sweep) asks for read-write once per batch; a reader beside it (`evtui stats`, a
-# search loading its model) is given this long to finish before the writer gives up and says who holds it.
-WRITER_WAIT = 120.0
 _SETTLE = 2.0  # seconds a reopen waits for the closed database to be released (see _reopen)
 _MEMORY = re.compile(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", re.IGNORECASE)
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20,
@@ -590,63 +586,3 @@ class Store:
     def set_meta(self, key: str, value: object) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                          [key, value if isinstance(value, str) else json.dumps(value)])
-
-
-@contextmanager
-def sharing_reads(library: Any) -> Iterator[None]:
-    """For a long writer (`evtui embed`, a bench sweep recording its runs): the library is held as the app holds it,
-    DuckDB read-only between short writes (each inside `batch_write`), so `evtui stats`, `bench runs` and searches in
-    another terminal read it meanwhile instead of being refused for minutes. The owner note says "shared" so those
-    readers wait out a write rather than fail. A library already shared (the app's) or read-only is left as it is.
-    At the end the library is exclusive again, unless a reader still holds it: then it stays shared (every Library
-    write goes through rw(), so it keeps working)."""
-    if not share_reads(library):
-        yield
-        return
-    try:
-        yield
-    finally:
-        _exclusive_again(library)
-
-
-def share_reads(library: Any) -> bool:
-    """Hold a CLI writer's library as the app holds it from now on (see sharing_reads), for a run that ends by
-    closing it (a bench sweep). False when it already was shared, or is read-only: nothing to change."""
-    if getattr(library, "shared", True) or getattr(library, "read_only", True):
-        return False
-    library.store.reopen(True)
-    library.shared = True
-    claim(library.config.home, shared=True)
-    return True
-
-
-def _exclusive_again(library: Any) -> None:
-    if library.store.closed:
-        return
-    try:
-        library.store.reopen(False, wait=1.0)
-    except (LibraryLockedError, duckdb.Error, OSError):
-        return
-    library.shared = False
-    claim(library.config.home, shared=False)
-
-
-@contextmanager
-def batch_write(library: Any, *, writer: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """One short read-write window of a long writer (see sharing_reads; nested in an open one, e.g. the app's, it
-    switches nothing), yielding the connection to write on: the library's own, or with `writer` the writers' own
-    (Library._writes, which the app's writers hold under Library._write_lock). Connections are re-made at each
-    switch, so take it from here every time, never keep it across windows."""
-    rw = getattr(library, "rw", None)
-    if rw is None:  # not an evtui Library (a test double of the embed.Library protocol)
-        yield library.store.con
-        return
-    with rw(wait=WRITER_WAIT):
-        yield writer_con(library) if writer else library.store.con
-
-
-def writer_con(library: Any) -> duckdb.DuckDBPyConnection:
-    """The connection a long writer reads and writes on: the library's writers' own where it has one (so the app's
-    searches on `store` in other threads never share it), as it is now (a switch re-makes it: never keep it)."""
-    writes = getattr(library, "_writes", None)
-    return writes().con if writes is not None else library.store.con

@@ -35,7 +35,7 @@ from evtui.config import Config
 from evtui.errors import EvtuiError
 from evtui.library import Library
 from evtui.methods import Task  # all a ranker may see of an EvidenceBench item (below judge)
-from evtui.store import share_reads
+from evtui.sharing import share_reads
 
 ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
 R = TypeVar("R")  # what the ranker is asked (Task, Query)

@@ -26,7 +26,7 @@ from evtui import __version__
 from evtui.faults import crash_point
 from evtui.library import Library
 from evtui.lockinfo import process_alive, process_started
-from evtui.store import batch_write
+from evtui.sharing import batch_write
 
 _DDL = """CREATE TABLE IF NOT EXISTS runs (
     id VARCHAR PRIMARY KEY,
