@@ -6,6 +6,7 @@ The basket is persisted in DuckDB (`selections`), so what a researcher picks in 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -84,6 +85,7 @@ class Selected:
     # gave (paper_info "item_type", when ingest kept one) and the section kinds of its stored sentences.
     item_type: str | None = None
     sections: frozenset[str] = frozenset()
+    key: str | None = None  # the paper's citation key in this library (bibtex_keys), set by Basket.items
 
 
 # The newest ok verdict per (query, sentence), an LLM's before the local judge's (the cache: evtui/judge/cache.py).
@@ -182,6 +184,7 @@ class Basket:
             ))
         pids = sorted({it.paper.id for it in out if it.paper is not None})
         if pids:
+            keys = bibtex_keys([it.paper for it in out if it.paper is not None], self._key_bases(out))
             infos = self.library.store.paper_infos(pids)
             kinds = dict(self.con.execute(
                 "SELECT paper_id, list(DISTINCT section_kind) FROM sentences WHERE paper_id IN (SELECT unnest(?))"
@@ -191,6 +194,7 @@ class Basket:
                     typ = infos.get(it.paper.id, {}).get("item_type")
                     it.item_type = str(typ) if typ else None
                     it.sections = frozenset(k for k in kinds.get(it.paper.id) or [] if k)
+                    it.key = keys[it.paper.id]
         by_query: dict[tuple[str, str], list[Selected]] = {}
         for it in out:
             by_query.setdefault((it.query, it.mode), []).append(it)
@@ -199,6 +203,15 @@ class Basket:
             for it in group:
                 it.verdict = found.get(it.sentence_id)
         return out
+
+    def _key_bases(self, items: Sequence[Selected]) -> dict[str, str]:
+        """paper id -> base key of every paper of the library that may share a base key with the selected ones:
+        those of the same years (a base key holds its year), so a big library is not read whole."""
+        years = sorted({-1 if it.paper.year is None else it.paper.year for it in items if it.paper is not None})
+        rows = self.con.execute(
+            "SELECT id, title, authors, year FROM papers WHERE coalesce(year, -1) IN (SELECT unnest(?))"
+            " AND state IS DISTINCT FROM 'deleting'", [years]).fetchall()
+        return {pid: _base_key(title or "", authors or [], year) for pid, title, authors, year in rows}
 
 
 # -- rendering ---------------------------------------------------------------------------------------
@@ -257,19 +270,35 @@ def corpus_source(p: Paper) -> str | None:
     return f"{Path(p.source_path).name or 'corpus'}, doc {p.id}"
 
 
+def _sentence(text: str) -> str:
+    """`text` as Markdown ending in one full stop: "J. Hypertens." and "Does it work?" get none added."""
+    text = " ".join(text.split())
+    return md(text) + ("" if text.endswith((".", "?", "!")) else ".")
+
+
+# BibTeX's "and others" (a list cut short): the citation says "et al." instead of naming an author "others".
+_OTHERS = frozenset({"others", "et al", "et al."})
+
+
 def citation(p: Paper) -> str:
     source = corpus_source(p)
     if source is not None:  # a corpus abstract (SciFact, PubTator): say where it is from, not "Unknown"
         where = md(source)
-        cited = f"{where}. {md(p.title.rstrip('.'))}." if p.title else f"{where}."
+        cited = f"{where}. {_sentence(p.title)}" if p.title.strip() else f"{where}."
         if p.pmid:
             cited += f" [PMID {md(p.pmid)}](https://pubmed.ncbi.nlm.nih.gov/{_url_part(p.pmid)}/)"
         return cited
-    authors = [md(a) for a in p.authors[:3]]
-    who = ", ".join(authors) + (" et al." if len(p.authors) > 3 else "") if authors else "Unknown authors"
-    parts = [f"{who} ({p.year or 'n.d.'}). {md(p.title.rstrip('.'))}."]
-    if p.journal:
-        parts.append(f"*{md(p.journal)}*.")
+    names = [a for a in p.authors if a.strip()]
+    cut = bool(names) and names[-1].strip().lower() in _OTHERS
+    names = [a for a in names if a.strip().lower() not in _OTHERS]
+    who = (", ".join(md(a) for a in names[:3]) + (" et al." if len(names) > 3 or cut else "") if names
+           else "Unknown authors")
+    parts = [f"{who} ({p.year or 'n.d.'})."]
+    if p.title.strip():
+        parts.append(_sentence(p.title))
+    journal = " ".join((p.journal or "").split())
+    if journal:  # an abbreviation's own full stop ends it ("*J. Hypertens.*", not "*J. Hypertens.*.")
+        parts.append(f"*{md(journal)}*" + ("" if journal.endswith((".", "?", "!")) else "."))
     links = []
     if p.doi:
         links.append(f"[doi:{md(p.doi)}](https://doi.org/{_url_part(p.doi)})")
@@ -344,7 +373,7 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
             lines.append("")
             if it.paper:
                 lines.append(f"- Citation: {citation(it.paper)}")
-            lines.append(f"- Section: {md(it.section)} · sentence {_code(it.sentence_id)}")
+            lines.append(f"- Section: {md(it.section) or 'unknown'} · sentence {_code(it.sentence_id)}")
             lines.append(f"- Aspects covered: {md(', '.join(covered)) if covered else 'none'} "
                          f"({len(covered)}/{len(it.aspects)})")
             lines.append("- Retrieval score: none (picked while reading the paper, not ranked by a search)"
@@ -357,7 +386,7 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
         if it.paper is not None:
             papers.setdefault(it.paper.id, it.paper)
     if papers and references:
-        keys = bibtex_keys(list(papers.values()))
+        keys = _item_keys(items)
         lines += ["## References", "", "Citation keys as in this selection's BibTeX export:", ""]
         lines += [f"- {_code(keys[pid])} {citation(p)}" for pid, p in sorted(papers.items(), key=lambda kv: keys[kv[0]])]
         lines.append("")
@@ -374,6 +403,7 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
 
 
 def to_jsonl(items: Sequence[Selected]) -> str:
+    keys = _item_keys(items)  # each paper's BibTeX key, to join the rows to a .bib of the same library
     rows = []
     for it in items:
         p = it.paper
@@ -383,7 +413,8 @@ def to_jsonl(items: Sequence[Selected]) -> str:
             "highlights": [h.to_json() for h in it.highlights], "method": it.method, "score": it.score,
             "verdict": it.verdict,
             "paper": None if p is None else {"id": p.id, "title": p.title, "authors": p.authors, "year": p.year,
-                                              "journal": p.journal, "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid},
+                                              "journal": p.journal, "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid,
+                                              "citation_key": keys.get(p.id)},
         }, ensure_ascii=False))
     return "\n".join(rows) + ("\n" if rows else "")
 
@@ -419,42 +450,70 @@ def _surname(author: str) -> str:
 
 def base_key(p: Paper) -> str:
     """surname + year + the title's first significant word ("uhl2019counting"); "anon" without an author."""
-    surname = _surname(p.authors[0]) if p.authors else ""
-    word = next((w for w in (_key_part(t) for t in p.title.split()) if w and w not in _KEY_STOPWORDS), "")
-    return (surname or "anon") + (str(p.year) if p.year else "") + word
+    return _base_key(p.title, p.authors, p.year)
 
 
-def _letters(n: int) -> str:
-    """0 -> a, 25 -> z, 26 -> aa, ..."""
-    out = ""
-    n += 1
-    while n:
-        n, r = divmod(n - 1, 26)
-        out = chr(ord("a") + r) + out
-    return out
+def _base_key(title: str, authors: Sequence[str], year: int | None) -> str:
+    surname = _surname(authors[0]) if authors else ""
+    word = next((w for w in (_key_part(t) for t in title.split()) if w and w not in _KEY_STOPWORDS), "")
+    return (surname or "anon") + (str(year) if year else "") + word
 
 
-def bibtex_keys(papers: Sequence[Paper]) -> dict[str, str]:
-    """paper id -> its citation key, unique in the file. Papers sharing a base key get a, b, ... in the order of
-    their ids, so reordering the selection never swaps two keys; only [a-z0-9] characters."""
+def _id_letters(paper_id: str) -> str:
+    """Letters a-z drawn from a hash of the paper's id: its clash suffix never depends on any other paper."""
+    return "".join(chr(ord("a") + b % 26) for b in hashlib.sha256(paper_id.encode("utf-8")).digest()[:16])
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def bibtex_keys(papers: Sequence[Paper], library: dict[str, str] | None = None) -> dict[str, str]:
+    """paper id -> its citation key, only [a-z0-9] characters.
+
+    A key must name the same paper in every export of a library (a draft's \\cite{...} outlives the selection),
+    so clashes are settled over `library` (paper id -> base key of the library's papers that may share one;
+    without it, over `papers` alone), never by which papers happen to be selected. A base key no other paper
+    shares is the key ("uhl2019counting"). Papers sharing one each add the fewest letters of a hash of their own
+    id that tell them apart ("lee2020aspirinq", "lee2020aspirinf"): a new paper with the same base changes the
+    others' keys at most by making them disappear (an undefined citation LaTeX reports), never by handing one
+    paper's key to another, as "a, b in some order" would when the order changes."""
+    bases = dict(library or {})
+    bases.update({p.id: base_key(p) for p in papers})
     groups: dict[str, list[str]] = {}
-    for p in papers:
-        ids = groups.setdefault(base_key(p), [])
-        if p.id not in ids:
-            ids.append(p.id)
+    for pid, base in bases.items():
+        groups.setdefault(base, []).append(pid)
     keys: dict[str, str] = {}
-    taken = {base for base, ids in groups.items() if len(ids) == 1}
-    for base, ids in groups.items():
-        if len(ids) == 1:
-            keys[ids[0]] = base
+    for pid in dict.fromkeys(p.id for p in papers):
+        base = bases[pid]
+        if len(groups[base]) == 1:
+            keys[pid] = base
             continue
-        n = 0
-        for pid in sorted(ids):
-            while base + _letters(n) in taken:
-                n += 1
-            keys[pid] = base + _letters(n)
-            taken.add(keys[pid])
+        mine = _id_letters(pid)
+        # Prefixes that differ from every other member's are unique in the group, whatever their lengths.
+        n = 1 + max(_shared_prefix(mine, _id_letters(o)) for o in groups[base] if o != pid)
+        while base + mine[:n] in groups and n < len(mine):  # never another paper's own key ("lee2020aspirina")
+            n += 1
+        keys[pid] = base + mine[:n]
+    # Two bases one of which extends the other ("lee2020a" + letters) could still meet: the later one takes its id.
+    used: set[str] = set()
+    for pid, key in keys.items():
+        if key in used:
+            keys[pid] = key = key + _key_part(pid)
+        used.add(key)
     return keys
+
+
+def _item_keys(items: Sequence[Selected]) -> dict[str, str]:
+    """paper id -> citation key of the items' papers: the library's keys Basket.items set, else settled among
+    these papers alone (items built by hand)."""
+    papers = {it.paper.id: it for it in items if it.paper is not None}
+    if papers and all(it.key for it in papers.values()):
+        return {pid: str(it.key) for pid, it in papers.items()}
+    return bibtex_keys([it.paper for it in papers.values() if it.paper is not None])
 
 
 # Formats that hold journal articles only (PMC, PubMed, SciFact/Check-COVID, CORD-19, EvidenceBench).
@@ -526,13 +585,31 @@ _WORD = re.compile(r"(?<![\\\w])[^\W_](?:[\w'-]*[^\W_])?")
 def _protect(word: str) -> bool:
     if len(word) == 1:
         return word.isupper() and word != "A"
+    if word[0].isupper() and word[1] == "-":  # a letter prefix keeps its capital: N-acyl, T-cell, C-reactive
+        return True
     return any(c.isupper() for c in word[1:]) or (word[0].isupper() and any(c.isdigit() for c in word))
 
 
 def bib_title(title: str) -> str:
     """A title as a BibTeX field value: literal text (tex) whose acronyms and mixed-case words are braced so styles
-    that lower-case titles keep them ("{LDL}", "{mRNA}")."""
-    return _WORD.sub(lambda m: "{" + m.group(0) + "}" if _protect(m.group(0)) else m.group(0), tex(title))
+    that lower-case titles keep them ("{LDL}", "{mRNA}"). In a sentence-case title (its significant words after
+    the first mostly lower-case) a capitalised word is a name, braced too ("in {Alzheimer}'s disease",
+    "{Chromobacterium} aquaticum"); a Title Case title says nothing of its names, so only its acronyms are."""
+    text = tex(title)
+    words = [m.group(0) for m in _WORD.finditer(text)]
+    plain = [w for w in words[1:] if w[0].isalpha() and w.lower() not in _KEY_STOPWORDS and not _protect(w)]
+    capitalised = sum(w[0].isupper() for w in plain)
+    names = len(plain) >= 3 and capitalised * 2 < len(plain)
+    first = True
+
+    def brace(m: re.Match[str]) -> str:
+        nonlocal first
+        word, was_first, first = m.group(0), first, False
+        if _protect(word) or (names and not was_first and word[0].isupper()):
+            return "{" + word + "}"
+        return word
+
+    return _WORD.sub(brace, text)
 
 
 # A name that is an organisation, not a person: BibTeX would split it ("World Health Organization" -> given "World
@@ -556,7 +633,7 @@ def to_bibtex(items: Sequence[Selected]) -> str:
     for it in items:
         if it.paper is not None:
             papers.setdefault(it.paper.id, it)
-    keys = bibtex_keys([it.paper for it in papers.values() if it.paper is not None])
+    keys = _item_keys(items)
     entries = []
     for it in papers.values():
         p = it.paper
@@ -634,6 +711,10 @@ def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = 
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")
+    if fmt == "bibtex" and all(it.paper is None for it in items):
+        # An empty .bib would replace the researcher's earlier one and still say "wrote N sentence(s)".
+        raise EvtuiError(f"no BibTeX entry to write: the paper of every selected sentence ({len(items)}) was removed "
+                         "from the library (x on the Export screen takes them out of the selection)")
     text = render(items, fmt, plain=plain)
     if str(out) == STDOUT:  # `--out -`: the export on standard output (| pandoc), never a file named "-"
         try:
