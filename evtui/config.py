@@ -60,6 +60,12 @@ class Config:
     def cache_dir(self) -> Path:
         return self.home / "cache"
 
+    def own_paths(self) -> list[Path]:
+        """What evtui keeps in the data home (database, indexes, caches, runs, the app's notes): never a paper, when
+        a user ingests a folder that holds the home. Other files a user keeps beside them are theirs."""
+        names = ("index", "index-papers", "cache", "bench", "inbox", "owner.json", "tui-state.json")
+        return [self.home / n for n in names] + sorted(self.home.glob("library.duckdb*"))
+
 
 JUDGES = ("local", "llm")  # the judge names (evtui.judge.service.JUDGES)
 _NOT_KEYS = frozenset({"source", "warnings"})  # Config fields that no file or variable sets

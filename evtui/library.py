@@ -578,7 +578,7 @@ class Library:
         t0 = time.perf_counter()
         report = IngestReport()
         paths = list(paths)
-        files, errors = discover(paths)
+        files, errors = discover(paths, skip=self.config.own_paths())
         # A README or LICENSE beside the papers is expected, not a failure: one note names them.
         docs = [e.path for e in errors if e.reason == DOC_SKIPPED]
         report.errors.extend(e for e in errors if e.reason != DOC_SKIPPED)

@@ -54,13 +54,18 @@ def _reading_order(f: Path) -> tuple[str, ...]:
     return (*f.parts[:-1], f.name.split(".")[0], f.name)
 
 
-def discover(paths: Iterable[str | Path]) -> tuple[list[Path], list[IngestError]]:
+def discover(paths: Iterable[str | Path], *, skip: Iterable[Path] = ()) -> tuple[list[Path], list[IngestError]]:
+    """The files to read under `paths`. What is in `skip` (the library's own files, Config.own_paths, when a user
+    ingests the folder that holds its data home) is passed over in folders: a database is not a paper."""
     files: list[Path] = []
     errors: list[IngestError] = []
+    skipped = {d.resolve() for d in skip}
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
             found = sorted(p.rglob("*"), key=_reading_order)
+            if skipped:
+                found = [f for f in found if not skipped.intersection((f.resolve(), *f.resolve().parents))]
             # A Zotero data folder inside: its zotero.sqlite reads the PDFs in storage/ with their records; the
             # rest is Zotero's own (backups, translators, styles, snapshots), and a PDF read bare as well would be
             # parsed twice.

@@ -210,7 +210,7 @@ def load_bibtex(path: Path) -> Result:
             yield IngestError(str(path), f"entry {key}: a second entry with this key; only the first is read")
             continue
         seen.add(key)
-        authors = [_delatex(_name_first(a)) for a in re.split(r"\s+and\s+", f.get("author", "")) if a.strip()]
+        authors = [_delatex(_name_first(a)) for a in _split_top(f.get("author", ""), r"\s+and\s+") if a.strip()]
         year_m = re.search(r"\d{4}", f.get("year", "") or f.get("date", ""))
         meta = {
             "title": _delatex(f.get("title", "")), "authors": authors, "year": int(year_m.group(0)) if year_m else None,
@@ -224,13 +224,34 @@ def load_bibtex(path: Path) -> Result:
         raise IngestError(str(path), "no BibTeX entries found")
 
 
+def _split_top(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside braces: "{Centers for Disease Control and Prevention} and Ann Lee" is two
+    authors, an organisation kept whole as BibTeX reads it."""
+    parts, depth, start = [], 0, 0
+    pattern = re.compile(sep)
+    i = 0
+    while i < len(text):
+        c = text[i]
+        depth += (c == "{") - (c == "}" and depth > 0)
+        m = pattern.match(text, i) if depth == 0 else None
+        if m and m.end() > i:
+            parts.append(text[start:i])
+            start = i = m.end()
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
 def _name_first(name: str) -> str:
-    """"Last, First" -> "First Last"."""
-    name = _ws(name)
-    if "," in name:
-        last, first = name.split(",", 1)
-        return f"{first.strip()} {last.strip()}".strip()
-    return name
+    """"Last, First" -> "First Last"; "Last, Jr., First" -> "First Last Jr." (BibTeX's three-part form); commas
+    inside braces belong to the name."""
+    parts = [p.strip() for p in _split_top(_ws(name), ",")]
+    if len(parts) == 2:
+        return f"{parts[1]} {parts[0]}".strip()
+    if len(parts) >= 3:
+        return f"{parts[2]} {parts[0]} {parts[1]}".strip()
+    return parts[0]
 
 
 def _clean_doi(s: str) -> str | None:
