@@ -939,6 +939,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pool-near", type=int, default=0,
                     help="the pool written to --out also holds each training claim's K nearest findings of other "
                          "training papers, for a teacher to label")
+    ap.add_argument("--synthetic", type=Path, default=None,
+                    help="a first stage on rule-made claim pairs of unlabelled abstracts (scripts/synth_claims.py), "
+                         "then the usual stages on the gold pairs")
+    ap.add_argument("--synthetic-epochs", type=int, default=1, help="0: no first stage, the pairs join the gold ones")
     ap.add_argument("--calibrate-only", action="store_true",
                     help="reuse --out's model and held-out logits (computed when absent; an empty --out takes the "
                          "installed adapter): refit the temperature and thresholds only")
@@ -1021,7 +1025,21 @@ def main(argv: list[str] | None = None) -> int:
             model.load_state_dict(load_file(str(args.out / "model.safetensors")))
             model.eval()
         else:
-            model = train(tr, enc, args, soft=soft)
+            model = None
+            if args.synthetic:  # direction-sensitive pairs first (synth_claims.py), then the gold pairs
+                with gzip.open(args.synthetic, "rt") as fh:
+                    synth = [json.loads(x) for x in fh]
+                if args.synthetic_epochs:
+                    log(f"stage 0: {len(synth)} synthetic pairs {Counter(e['label'] for e in synth)}, "
+                        f"{args.synthetic_epochs} epoch(s) at lr {args.lr}")
+                    stage0 = argparse.Namespace(**{**vars(args), "epochs": args.synthetic_epochs})
+                    model = train(synth, enc, stage0)
+                else:
+                    log(f"{len(synth)} synthetic pairs join the gold ones")
+                    tr = tr + synth
+                    if soft is not None:
+                        soft = np.concatenate([soft, np.full((len(synth), 3), np.nan, dtype=np.float32)])
+            model = train(tr, enc, args, model=model, soft=soft)
             if args.stage2_epochs:  # a second, gentler schedule from the first's weights (what the shipped model had)
                 log(f"stage 2: {args.stage2_epochs} epochs at lr {args.stage2_lr}")
                 stage2 = argparse.Namespace(**{**vars(args), "epochs": args.stage2_epochs, "lr": args.stage2_lr,
@@ -1074,6 +1092,9 @@ def main(argv: list[str] | None = None) -> int:
                           "dev held out",
             "pool": "unlabelled pairs of the training papers, the teacher's logits as their label" if args.teacher
                     else None,
+            "synthetic": f"a first stage of {args.synthetic_epochs} epoch(s) on scripts/synth_claims.py's pairs "
+                         "(BC5CDR abstracts, training-split SciFact / Check-COVID abstracts)" if args.synthetic
+                         else None,
             "augmentation": ("flip_claim both ways on SciFact and Check-COVID claims" if args.symmetric_flips else
                              "flip_claim on SciFact SUPPORT claims") + "; off-topic neutrals" if args.aug else "none",
             "counts": dict(Counter(f"{e['source']}:{e['kind']}:{e['label']}" for e in tr)),
