@@ -71,3 +71,22 @@ def test_build_reads_no_held_out_paper(tmp_path: Path) -> None:
             fh.write(json.dumps({"paper": paper, "split": split}) + "\n")
     papers = {p["paper"] for p in sc.build(shared, examples)}
     assert papers == {"scifact:1", "pmid:7"}
+
+
+def test_abstract_pairs_take_the_papers_label_and_never_leave_their_split() -> None:
+    import train_abstract_verifier as tav
+
+    def ex(claim_id: str, paper: str, label: str, kind: str, split: str = "train") -> dict:
+        return {"claim": f"claim {claim_id}", "claim_id": claim_id, "paper": paper, "label": label, "kind": kind,
+                "split": split, "source": "scifact"}
+
+    docs = {f"scifact:{i}": f"Paper {i}. Its abstract." for i in range(1, 5)}
+    exs = [ex("c1", "scifact:1", "supports", "gold"), ex("c1", "scifact:1", "neutral", "non-rationale"),
+           ex("c1-flip", "scifact:1", "refutes", "flip"), ex("c2", "scifact:2", "neutral", "nei"),
+           ex("c3", "scifact:3", "refutes", "gold", "cal"), ex("c1", "scifact:1", "neutral", "offtopic")]
+    pairs = tav.doc_examples(exs, docs)
+    own = {(p["claim_id"], p["paper"]): p["label"] for p in pairs if p["kind"] == "abstract"}
+    assert own == {("c1", "scifact:1"): "supports", ("c1-flip", "scifact:1"): "refutes",
+                   ("c2", "scifact:2"): "neutral", ("c3", "scifact:3"): "refutes"}
+    assert all(p["split"] == "train" and p["label"] == "neutral" and p["paper"] != "scifact:3"
+               for p in pairs if p["kind"] == "offtopic")  # another training paper, never a held-out one
