@@ -164,7 +164,9 @@ class Embedder:
         model = self._load()
         # Batches pad to their longest text: embedding in length order wastes far less compute.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows = list(model.embed([texts[i] for i in order], batch_size=batch_size))
+        rows: list[Any] = []
+        for start, end, size in token_batches([len(texts[i]) for i in order], batch_size):
+            rows.extend(model.embed([texts[i] for i in order[start:end]], batch_size=size))
         mat = np.empty((len(texts), DIM), dtype=np.float32)
         mat[order] = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
@@ -173,6 +175,27 @@ class Embedder:
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+# Attention memory grows with batch x length²: 64 methods sentences of 512 word pieces took onnxruntime to a 5.3 GB
+# peak (`evtui embed` of 17 PMC papers). Long texts go in smaller batches, so a batch costs at most what 64 texts of
+# SHORT_TOKENS do; a word piece is ~4 characters of scientific English.
+SHORT_TOKENS = 128
+_CHARS_PER_TOKEN = 4
+
+
+def token_batches(lengths: Sequence[int], batch_size: int) -> list[tuple[int, int, int]]:
+    """(start, end, batch size) runs over texts sorted by length (`lengths` in characters): each text's batch size
+    shrinks with the square of its length beyond SHORT_TOKENS, and consecutive texts of one size form one run."""
+    runs: list[tuple[int, int, int]] = []
+    for i, n in enumerate(lengths):
+        tokens = max(SHORT_TOKENS, n // _CHARS_PER_TOKEN)
+        size = max(1, int(batch_size * (SHORT_TOKENS / tokens) ** 2))
+        if runs and runs[-1][2] == size:
+            runs[-1] = (runs[-1][0], i + 1, size)
+        else:
+            runs.append((i, i + 1, size))
+    return runs
 
 
 _shared: dict[str, Embedder] = {}
@@ -335,6 +358,7 @@ def ensure_embeddings(
     chunk: int = CHUNK,
     con: duckdb.DuckDBPyConnection | None = None,
     share: bool = False,
+    windows: Windows | None = None,
 ) -> int:
     """Compute the missing embeddings (of `sentence_ids`, of `paper`/`section`, or of the whole library).
 
@@ -344,29 +368,43 @@ def ensure_embeddings(
     `share` (a long run: `evtui embed`): DuckDB is read-write only while a chunk is stored, read-only in between,
     so other processes (`evtui stats`, a search) read the library meanwhile (evtui.sharing.sharing_reads). Each
     switch re-makes the library's connections, so a caller must not keep one across the call (`con` is ignored).
+    `windows` (the app's library, Library.embed): (reading, writing) context managers yielding the connection, each
+    entered for one read or one chunk's write, so the app's other writers take turns with the run.
     """
+    if windows is not None:
+        return _embed_missing(library, *windows, sentence_ids, paper, section, on_progress, batch_size, embedder,
+                              chunk)
     if share:
         from evtui.sharing import batch_write, sharing_reads, writer_con
 
         with sharing_reads(library):
-            return _embed_missing(library, lambda: writer_con(library), lambda: batch_write(library, writer=True),
+            return _embed_missing(library, lambda: nullcontext(writer_con(library)),
+                                  lambda: batch_write(library, writer=True),
                                   sentence_ids, paper, section, on_progress, batch_size, embedder, chunk)
     one = con or library.store.con
-    return _embed_missing(library, lambda: one, lambda: nullcontext(one), sentence_ids, paper, section, on_progress,
-                          batch_size, embedder, chunk)
+    return _embed_missing(library, lambda: nullcontext(one), lambda: nullcontext(one), sentence_ids, paper, section,
+                          on_progress, batch_size, embedder, chunk)
 
 
-def _embed_missing(library: Library, reading: Callable[[], duckdb.DuckDBPyConnection],
+# (reading, writing): each a context manager yielding the connection for one read / one chunk's write.
+Windows = tuple[Callable[[], AbstractContextManager["duckdb.DuckDBPyConnection"]],
+                Callable[[], AbstractContextManager["duckdb.DuckDBPyConnection"]]]
+
+
+def _embed_missing(library: Library, reading: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
                    writing: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
                    sentence_ids: Sequence[str] | None, paper: str | None, section: str | None,
                    on_progress: ProgressFn | None, batch_size: int, embedder: Embedder | None, chunk: int) -> int:
-    """ensure_embeddings' run: reads on `reading()` (taken anew after a write: a switch re-makes connections), each
-    write inside `writing()`."""
-    if not table_current(reading()):
+    """ensure_embeddings' run: each read inside `reading()`, each write inside `writing()` (connections taken anew
+    each time: a switch re-makes them)."""
+    with reading() as rcon:
+        current = table_current(rcon)
+    if not current:
         with writing() as wcon:
             ensure_table(wcon)
     sql, params = missing_query(sentence_ids, paper=paper, section=section)
-    todo = [(r[0], r[1], r[2]) for r in reading().execute(sql, params).fetchall()]
+    with reading() as rcon:
+        todo = [(r[0], r[1], r[2]) for r in rcon.execute(sql, params).fetchall()]
     total = len(todo)
     if on_progress:
         on_progress(0, total)

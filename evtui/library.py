@@ -35,6 +35,8 @@ from evtui.sharing import WRITER_WAIT, sharing_reads
 from evtui.store import Store
 
 if TYPE_CHECKING:
+    import duckdb
+
     from evtui.ingest.zotero import ZoteroRun
 
 # DuckDB's memory limit while ingesting (the configured db_memory when that is lower): appends need no cache of
@@ -1084,9 +1086,26 @@ class Library:
         from evtui.embed import ensure_embeddings
         from evtui.paper_vectors import ensure_paper_vectors
 
-        with self._write_lock, self.rw():
-            ensure_paper_vectors(self, on_progress=on_papers, con=self._writes().con)
-            return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con)
+        if not self.shared:  # this process holds DuckDB read-write anyway: one window
+            with self._write_lock, self.rw():
+                ensure_paper_vectors(self, on_progress=on_papers, con=self._writes().con)
+                return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con)
+
+        # The app's library: read-write only while a chunk is stored, so `evtui search` or `stats` in another
+        # terminal read meanwhile, and the app's own writers (a selection, a cached verdict) take turns with the
+        # run. Each read holds the write lock too: the writers' connection is one, and they may use it meanwhile.
+        @contextmanager
+        def reading() -> Iterator[duckdb.DuckDBPyConnection]:
+            with self._write_lock:
+                yield self._writes().con
+
+        @contextmanager
+        def writing() -> Iterator[duckdb.DuckDBPyConnection]:
+            with self._write_lock, self.rw():
+                yield self._writes().con
+
+        ensure_paper_vectors(self, on_progress=on_papers, windows=(reading, writing))
+        return ensure_embeddings(self, on_progress=on_progress, windows=(reading, writing))
 
     def remove(self, paper_ids: Sequence[str]) -> int:
         with self._write_lock, self.rw():

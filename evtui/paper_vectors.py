@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evtui.embed import DIM, MODEL_ID, Embedder, Library, get_embedder
+from evtui.embed import DIM, MODEL_ID, Embedder, Library, Windows, get_embedder
 from evtui.faults import crash_point
 from evtui.papers import PaperText
 
@@ -85,33 +85,40 @@ def paper_texts(library: Library, paper_ids: Sequence[str],
 
 def ensure_paper_vectors(library: Library, *, on_progress: ProgressFn | None = None, embedder: Embedder | None = None,
                          con: duckdb.DuckDBPyConnection | None = None, chunk: int = CHUNK,
-                         papers: Collection[str] | None = None, share: bool = False) -> int:
+                         papers: Collection[str] | None = None, share: bool = False,
+                         windows: Windows | None = None) -> int:
     """Embed every ready paper (of `papers`, if given) that lacks a current vector, `chunk` papers per committed
     transaction.
 
     `on_progress(done, total)` and `share` (read-write only while a chunk is stored, so other processes read the
     library meanwhile; `con` is then ignored) as in evtui.embed.ensure_embeddings (an exception it raises stops
-    the run keeping the finished chunks). Returns how many papers were embedded."""
+    the run keeping the finished chunks; `windows` too). Returns how many papers were embedded."""
+    if windows is not None:
+        return _embed_papers(library, *windows, on_progress, embedder, chunk, papers)
     if share:
         from evtui.sharing import batch_write, sharing_reads, writer_con
 
         with sharing_reads(library):
-            return _embed_papers(library, lambda: writer_con(library), lambda: batch_write(library, writer=True),
-                                 on_progress, embedder, chunk, papers)
+            return _embed_papers(library, lambda: nullcontext(writer_con(library)),
+                                 lambda: batch_write(library, writer=True), on_progress, embedder, chunk, papers)
     one = con or library.store.con
-    return _embed_papers(library, lambda: one, lambda: nullcontext(one), on_progress, embedder, chunk, papers)
+    return _embed_papers(library, lambda: nullcontext(one), lambda: nullcontext(one), on_progress, embedder, chunk,
+                         papers)
 
 
-def _embed_papers(library: Library, reading: Callable[[], duckdb.DuckDBPyConnection],
+def _embed_papers(library: Library, reading: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
                   writing: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
                   on_progress: ProgressFn | None, embedder: Embedder | None, chunk: int,
                   papers: Collection[str] | None) -> int:
-    """ensure_paper_vectors' run: reads on `reading()` (taken anew: a switch re-makes connections), each write
-    inside `writing()`."""
-    if not has_table(reading()):
+    """ensure_paper_vectors' run: each read inside `reading()`, each write inside `writing()` (connections taken
+    anew each time: a switch re-makes them)."""
+    with reading() as rcon:
+        present = has_table(rcon)
+    if not present:
         with writing() as wcon:
             ensure_table(wcon)
-    todo = missing_papers(reading())
+    with reading() as rcon:
+        todo = missing_papers(rcon)
     if papers is not None:
         wanted = set(papers)
         todo = [(pid, h) for pid, h in todo if pid in wanted]
@@ -123,7 +130,8 @@ def _embed_papers(library: Library, reading: Callable[[], duckdb.DuckDBPyConnect
     done = 0
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
-        texts = paper_texts(library, [pid for pid, _h in part], reading())
+        with reading() as rcon:
+            texts = paper_texts(library, [pid for pid, _h in part], rcon)
         mat = np.asarray(emb.embed([texts[pid] for pid, _h in part], batch_size=16), dtype=np.float32)
         with writing() as wcon:
             _insert(wcon, part, mat, emb.model_id)
