@@ -23,17 +23,63 @@ _BACK_MATTER = re.compile(
     r"^(acknowledge?ments?|references?|literature cited|bibliography|funding|conflicts? of interest|"
     r"competing interests?|abbreviations|author contributions?|supplementary|appendix|footnotes?)\b")
 _BODY_KINDS = ("introduction", "methods", "results", "discussion")
-# The same back matter labelled inline, as structured abstracts print it ("FUNDING Bill & Melinda Gates Foundation.",
-# "TRIAL REGISTRATION ClinicalTrials.gov NCT…"): 66 SciFact abstract sentences, none of them a gold rationale.
-_INLINE_BACK_MATTER = re.compile(
-    r"^(?:funding|trial registration|conflicts? of interest|competing interests?|disclosures?|acknowledge?ments?)\b",
-    re.I)
+# Back matter labelled inline, as structured abstracts print it ("FUNDING Bill & Melinda Gates Foundation.",
+# "TRIAL REGISTRATION ClinicalTrials.gov NCT…"; 66 SciFact abstract sentences, none of them a gold rationale), or
+# written out ("This work was supported by NIH grant …"): it shares a claim's words and reports nothing about it.
+# Each pattern reads the sentence's opening, after any "("; the second, when given, must also be found in the sentence ("The hypothesis was supported by our data" is a
+# finding; "… supported by grant R01" is funding).
+# A heading label: "Funding:", "FUNDING This …", "FUNDING/COMPETING …", not "Funding of hospitals fell".
+_LABEL = r"(?:\s*[:./]|\s*\(s\)|\s+(?=(?-i:[A-Z(]))|\s*$)"
+_FUNDER = re.compile(r"\b(?:grants?|funds?|funding|foundation|institutes?|council|NIH|NSF|awards?|fellowships?|"
+                     r"ministry|agency|programme|program|charity|trust|scholarship|contract)\b", re.I)
+_REGISTRY = re.compile(r"\b(?:NCT\d{6,}|ISRCTN\d*|ACTRN\d+|ChiCTR|EudraCT|PROSPERO|CRD\d{6,}|clinicaltrials\.gov|"
+                       r"registry|identifier)\b", re.I)
+# Who is funded: the work itself ("This work was funded by …"), not a finding's subject ("Patients whose care was
+# funded by Medicaid had …").
+_SUBJECT = (r"(?:this|the|our|these|all)\s+(?:\w+\s+){0,2}(?:work|study|studies|research|project|trial|analysis|review|"
+            r"paper|article|survey|investigation|authors?)\s+(?:\w+\s+){0,4}")
+_BACK_MATTER: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
+    ("a funding statement", re.compile(
+        r"(?:study\s+)?(?:funding|financial\s+support|sources?\s+of\s+funding)" + _LABEL
+        + r"|(?:funded|sponsored|financed)\s+by\b|the\s+(?:funders?|sponsors?)\s+(?:had|has|played)\b|"
+        + _SUBJECT + r"(?:was|were|is|are|been)\s+(?:\w+\s+){0,2}(?:funded|sponsored|financed)\s+by\b", re.I), None),
+    ("a funding statement", re.compile(
+        _SUBJECT + r"(?:was|were|is|are|been)\s+(?:\w+\s+){0,2}supported\s+(?:in\s+part\s+)?by\b"
+        r"|supported\s+(?:in\s+part\s+)?by\b|(?:\w+\s+){0,2}(?:funding|financial\s+support)\s+"
+        r"(?:\w+\s+){0,3}(?:was|were|is|are|been)\s+(?:\w+\s+)?(?:received|provided|obtained)\b", re.I), _FUNDER),
+    ("a conflict-of-interest statement", re.compile(
+        r"(?:conflicts?\s+of\s+interests?|competing\s+interests?|disclosures?|declarations?\s+of\s+interests?)" + _LABEL
+        + r"|(?:(?:none|neither|each|all)\s+of\s+)?(?:the\s+)?authors?\s+(?:\w+\s+){0,2}"
+        r"(?:declare|report|disclose|have|has)\s+(?:\w+\s+){0,3}"
+        r"(?:conflicts?|competing|financial\s+interests?|interests?\s+to\s+(?:declare|disclose))\b", re.I), None),
+    ("a trial registration", re.compile(
+        r"(?:trial\s+)?registration(?:\s+(?:number|details))?" + _LABEL
+        + r"|(?:unique\s+)?identifier\s*:|clinicaltrials\.gov\b|registered(?:\s*:|\s+(?:on\s+)?\d)", re.I), None),
+    ("a trial registration", re.compile(r"(?:trial\s+)?registration\b|(?:\w+\s+){0,8}(?:is|was|are|were|been)\s+"
+                                        r"(?:\w+\s+)?registered\b|"
+                                        r"registered\s+(?:at|with|in|as|under)\b", re.I), _REGISTRY),
+    ("an acknowledgement", re.compile(
+        r"acknowledge?ments?" + _LABEL + r"|author\s+contributions?" + _LABEL
+        + r"|we\s+(?:\w+\s+)?(?:thank|acknowledge)\b|(?:the\s+)?authors?\s+(?:\w+\s+)?(?:thank|acknowledge|"
+        r"are\s+grateful)\b", re.I), None),
+)
+_BACK_MATTER_TITLE = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\.?\s+)?(?:acknowledge?ments?|funding|financial\s+support|conflicts?\s+of\s+interests?|"
+    r"competing\s+interests?|disclosures?|declarations?|author\s+contributions?|trial\s+registration|references?|"
+    r"bibliography)\b", re.I)
 
 
-def back_matter_sentence(text: str) -> bool:
-    """A sentence that is back matter by its own opening label (funding, registration, disclosures): never evidence,
-    whatever section it was filed under."""
-    return bool(_INLINE_BACK_MATTER.match(text.strip()))
+def back_matter(text: str, section_title: str | None = "") -> str:
+    """What kind of back matter a sentence is ("a funding statement"), or "" when it is none: by its own opening,
+    or by a back-matter section it sits in. A registration number inside a finding ("… in the CoMMpass study
+    (NCT01454297) on 664 patients") leaves the finding alone: only the sentence's opening counts."""
+    opening = text.lstrip(" ([")
+    for kind, pattern, needs in _BACK_MATTER:
+        if pattern.match(opening) and (needs is None or needs.search(text)):
+            return kind
+    if section_title and (m := _BACK_MATTER_TITLE.match(section_title)):
+        return f"in the {m.group(0).strip()} section"
+    return ""
 
 
 def flat_section_kind(title: str, previous: str) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evtui.ingest.sections import back_matter_sentence
+from evtui.ingest.sections import back_matter
 from evtui.verify.cues import BACKGROUND_KINDS, asks, non_significant, null_claim, second_hand
 from evtui.verify.model import Verifier, default_verifier
 
@@ -178,7 +178,7 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
         by_pos = {s.position: s for s in sents}
         # A funding line or trial registration is no finding (the verifier read "FUNDING European Union; Cancer
         # Research UK; Bayer …" as supporting an aspirin claim at P 0.70, first of the paper's rationales).
-        body = [s for s in sents if s.section_kind != "title" and not back_matter_sentence(s.text)]
+        body = [s for s in sents if s.section_kind != "title" and not back_matter(s.text, s.section_title)]
         if len(body) > SHORT_PAPER:
             # A full-text paper's verdict rests on its own findings: its introduction recounts other studies
             # ("curcumin failed to reduce amyloid in the clinical trial [18]" in a paper whose own mice improved), so

@@ -15,6 +15,7 @@ from collections import defaultdict
 import numpy as np
 
 from evtui.honest import in_part
+from evtui.ingest.sections import back_matter
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
@@ -26,16 +27,16 @@ from evtui.request import Filters
 from evtui.verify.cues import asks, explain, non_significant, null_claim, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-7"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-8"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
 # dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
 # concepts mentioned in part are named; 6: a non-significant result supports no claim of an effect, a significant
 # result beside a non-significant one is not capped, and a triplet is read as one claim whichever way it is written;
 # 7: a query that asserts nothing (an open question, a PICO frame, a topic) takes no side, nor does a sentence that
-# asks a question)
+# asks a question; 8: funding, acknowledgement, conflict-of-interest and trial-registration statements are no
+# evidence at all)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
-
 
 class LocalJudge:
     name = "local"
@@ -82,6 +83,11 @@ class LocalJudge:
         bands = self.ranker.model.levels or [0.02, 0.10, 0.25, 0.50, 0.75]
         level = int(np.searchsorted(bands, p, side="right"))
         covered = sorted({h.aspect for h in e.highlights})
+        if kind := back_matter(e.sentence.text, e.sentence.section_title):
+            return Judgment(
+                sentence_id=e.sentence.id, score=0, level=0, confidence=10, stance="neutral", aspects=covered,
+                rationale=f"{LEVELS[0].capitalize()}: {kind}, not a finding: never evidence; P(evidence) {p:.2f}.",
+                judge=self.name, model=self.model, prompt_version=self.prompt_version)
         side = sp.stance if level > 0 else "neutral"  # a sentence with no relevance at all takes no side
         nonsig = non_significant(e.sentence.text)
         claim = verifier_claim(query)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from evtui.judge.base import LEVELS, STANCES
 from evtui.models import Evidence, ParsedQuery, Sentence
 
-PROMPT_VERSION = "evtui-rubric-v1"
+PROMPT_VERSION = "evtui-rubric-v2"  # v2: back matter is level 0
 
 SYSTEM_PROMPT = """You are an expert scientific research assistant who judges evidence.
 
@@ -62,7 +62,9 @@ IMPORTANT GUIDELINES
 2. Pay careful attention to the direction of relationships and to the roles of entities (subject vs. object).
 3. A result against the query is still strong evidence: give it a high level with stance "refutes".
 4. Terms may have domain-specific meanings; abbreviations defined in the context count.
-5. Be concise and objective."""
+5. Funding, acknowledgement, conflict-of-interest and trial-registration statements are never evidence: level 0,
+stance "neutral", whatever words they share with the query.
+6. Be concise and objective."""
 
 USER_TEMPLATE = """QUERY ({mode}): {query}
 

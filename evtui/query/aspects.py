@@ -35,10 +35,46 @@ _PICO_LABEL = re.compile(r"(?:(?<=^)|(?<=[\s;,.(]))(?:[PICO]|population|patients
 _ABSTRACT_LABEL = re.compile(r"\b(?:BACKGROUND|CONTEXT|INTRODUCTION|OBJECTIVES?|AIMS?|PURPOSE|DESIGN|SETTINGS?|METHODS?|"
                              r"FINDINGS|RESULTS|INTERPRETATION|CONCLUSIONS?|FUNDING|IMPORTANCE|MAIN OUTCOME MEASURES?)"
                              r"\b(?![-/])\s*:?")
-# A quantity is no concept ("by 20%", "a 10 mg dose"): a number alone matched any "20" in the library.
-_QUANTITY = re.compile(r"(?<![\w.,/-])[<>≤≥~±]?\d+(?:[.,·]\d+)?\s*(?:%|percent\b|(?:[mμµn]?g|kg|m?l|[mμµn]?mol|"
-                       r"[mμµn]m|ppm|mg/dl|mg/kg|mmol/l|iu|units?|days?|weeks?|months?|years?|hours?|h|min)"
-                       r"(?:/\w+)?(?![\w-]))", re.I)
+# A quantity is no concept ("by 20%", "a 10 mg dose", "2-fold", "half"): a number alone matched any "20" in the
+# library. The words that only qualified it ("approximately 5%", "at least 10 mg", "up to 2-fold") go with it: left
+# behind, "approximately" joined the concept before it ("Caenorhabditis elegans exhibit approximately").
+_QUALIFIER = (r"(?:(?:approximately|approx\.?|about|around|nearly|almost|roughly|circa|ca\.|only|just|over|under|"
+              r"above|below|some|at\s+(?:least|most)|up\s+to|(?:no\s+)?(?:more|less|fewer)\s+than|"
+              r"as\s+(?:much|many|few|little)\s+as|an?\s+estimated)\s+)*")
+_AMOUNT = (r"(?:\d+[-\s](?:day|week|month|year)s?[-\s]old(?![\w-])"  # an age: "7-day-old", "1-day old"
+           r"|[<>≤≥~±]?\d+(?:[.,·]\d+)?(?:\s*[-–]\s*\d+(?:[.,·]\d+)?)?"  # a range too: "76-85%", "5-6 years"
+           r"\s*(?:%|percent\b|(?:[mμµnp]?g|kg|m?l|[mμµnp]?mol|[mμµnc]m|mmhg|kcal|ppm|mg/dl|mg/kg|mmol/l|iu|"
+           r"units?|days?|weeks?|months?|years?|hours?|h|minutes?|min|seconds?)(?:/\w+)?(?![\w-]))"
+           r"|\d+(?:[.,·]\d+)?-?fold(?![\w-])"
+           r"|\d{1,3}(?:,\d{3})+(?![\w,])"  # "1,000 children" was "1" and "000 children"
+           r"|(?:two|three|four|five|six|seven|eight|nine|ten|several|many)-?fold(?![\w-])"
+           # a count in words ("five of the singers", "up to three hours"); "type two" is kept as a kind
+           r"|(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|"
+           r"thousands?|millions?|dozens?)(?:\s+(?:days?|weeks?|months?|years?|hours?|minutes?))?(?![\w-])"
+           # a fraction: "half", "a third" ("the third ventricle" is no amount)
+           r"|(?:(?:one|a)[-\s])?half(?![\w-])|(?:one|a)[-\s](?:third|quarter)(?![\w-])"
+           r"|(?:two|three)-(?:thirds|quarters)(?![\w-]))")
+# A bare count is an amount only with a qualifier ("about 30 patients": the qualifier group repeated one or more
+# times, not zero); alone it may be a name's part ("p 53").
+_QUANTITY = re.compile(r"(?<![\w.,/-])(?:" + _QUALIFIER + _AMOUNT + "|" + _QUALIFIER.removesuffix("*")
+                       + r"+\d+(?:[.,·]\d+)?(?![\w.,/-]))", re.I)
+# Verbs and adverbs that say how a claim's concepts relate, or how often, without naming a relation to search for
+# ("C. elegans exhibit …", "IL-6 signaling plays a role", "remission occurs", "is rarely observed", "100 mg daily"):
+# they end a concept, as a stopword does ("Caenorhabditis elegans exhibit" was one concept no sentence contains).
+# Surface forms, not stems: "development" stems to "develop".
+_HOW_WORDS = frozenset("""
+exhibit exhibits exhibited exhibiting display displays displayed displaying occur occurs occurred occurring
+play plays played playing act acts acted experience experiences experienced seen observed known
+give gives gave giving given contribute contributes contributed contributing remain remains remained become becomes
+became appear appears appeared tend tends tended undergo undergoes underwent undergone undergoing receive receives
+received receiving harbor harbors harboured harbour harbours harbored possess possesses possessed contain contains
+contained exert exerts exerted confer confers conferred represent represents constitute constitutes serve serves
+served lacking involved die dies died supports
+rarely seldom infrequently commonly usually directly indirectly strongly weakly markedly substantially dramatically
+slightly modestly considerably greatly largely mainly primarily predominantly partially partly fully completely
+entirely daily weekly monthly yearly annually twice initially later subsequently eventually previously every
+don't doesn't didn't isn't aren't wasn't weren't won't can't cannot couldn't
+""".split())
 
 
 def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: list[str]) -> list[Aspect]:
@@ -79,6 +115,9 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             continue
         if low in FILLER:
             dropped.append(tok)
+            chunks.append([])
+            continue
+        if low.replace("’", "'") in _HOW_WORDS and not tok.isupper():
             chunks.append([])
             continue
         st = stem(low)

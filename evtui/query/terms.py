@@ -61,6 +61,8 @@ _ALIASES = {
     "interact": "bind", "modulate": "regulate", "mediate": "regulate", "affect": "regulate",
     "elevate": "increase", "raise": "increase", "higher": "increase", "greater": "increase",
     "lower": "decrease", "decline": "decrease", "diminish": "decrease", "downregulate": "decrease",
+    # past tenses the stemmer leaves apart ("SBP fell" was one concept), and "represses" (was "cells represses")
+    "fell": "decrease", "repress": "inhibit",
     "inferior": "superior", "non-inferior": "superior", "noninferior": "superior", "better": "superior",
     "worse": "superior", "outperform": "superior",
 }
