@@ -38,7 +38,7 @@ _REGISTRY = re.compile(r"\b(?:NCT\d{6,}|ISRCTN\d*|ACTRN\d+|ChiCTR|EudraCT|PROSPE
 # funded by Medicaid had …").
 _SUBJECT = (r"(?:this|the|our|these|all)\s+(?:\w+\s+){0,2}(?:work|study|studies|research|project|trial|analysis|review|"
             r"paper|article|survey|investigation|authors?)\s+(?:\w+\s+){0,4}")
-_BACK_MATTER: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
+_BACK_MATTER_KINDS: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
     ("a funding statement", re.compile(
         r"(?:study\s+)?(?:funding|financial\s+support|sources?\s+of\s+funding)" + _LABEL
         + r"|(?:funded|sponsored|financed)\s+by\b|the\s+(?:funders?|sponsors?)\s+(?:had|has|played)\b|"
@@ -74,7 +74,7 @@ def back_matter(text: str, section_title: str | None = "") -> str:
     or by a back-matter section it sits in. A registration number inside a finding ("… in the CoMMpass study
     (NCT01454297) on 664 patients") leaves the finding alone: only the sentence's opening counts."""
     opening = text.lstrip(" ([")
-    for kind, pattern, needs in _BACK_MATTER:
+    for kind, pattern, needs in _BACK_MATTER_KINDS:
         if pattern.match(opening) and (needs is None or needs.search(text)):
             return kind
     if section_title and (m := _BACK_MATTER_TITLE.match(section_title)):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evtui.ingest.sections import back_matter
-from evtui.verify.cues import BACKGROUND_KINDS, asks, non_significant, null_claim, second_hand
+from evtui.verify.cues import BACKGROUND_KINDS, asks, non_significant, null_claim, plans, second_hand
 from evtui.verify.model import Verifier, default_verifier
 
 if TYPE_CHECKING:
@@ -198,8 +198,9 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
             # of one (its P(support) is capped at its P(refute): on neither side, never a rationale).
             unshown = [i for i, s in enumerate(body) if non_significant(s.text) and probs[i, 0] > probs[i, 1]]
             probs[unshown, 0] = probs[unshown, 1]
-        # A question the paper asks ("Does aspirin increase bleeding?") states no finding: on neither side.
-        asked = [i for i, s in enumerate(body) if asks(s.text)]
+        # A question the paper asks ("Does aspirin increase bleeding?"), or its aims, design or outcome measures
+        # ("MAIN OUTCOME MEASURES Remission of …"), states no finding: on neither side.
+        asked = [i for i, s in enumerate(body) if asks(s.text) or plans(s.text)]
         probs[asked, :2] = 0.0
         th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])
         label, conf = paper_label(probs, th_s, th_r)

@@ -24,7 +24,7 @@ from evtui.query.parse import NO_CLAIM, no_claim
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.request import Filters
-from evtui.verify.cues import asks, explain, non_significant, null_claim, second_hand
+from evtui.verify.cues import asks, explain, non_significant, null_claim, plans, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
 PROMPT_VERSION = "local-8"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
@@ -34,9 +34,10 @@ PROMPT_VERSION = "local-8"  # no prompt: the version of the feature/level mappin
 # result beside a non-significant one is not capped, and a triplet is read as one claim whichever way it is written;
 # 7: a query that asserts nothing (an open question, a PICO frame, a topic) takes no side, nor does a sentence that
 # asks a question; 8: funding, acknowledgement, conflict-of-interest and trial-registration statements are no
-# evidence at all)
+# evidence at all, and a structured abstract's aims, design, participants or outcome measures take no side)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
-QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
+QUESTION_MAX_LEVEL = 2  # a question the paper asks (or its aims, design, measures) is on topic, and no evidence:
+# at most "peripheral"
 
 class LocalJudge:
     name = "local"
@@ -99,7 +100,8 @@ class LocalJudge:
         if nonsig:
             level = min(level, NONSIG_MAX_LEVEL)
         asked = asks(e.sentence.text)  # "Does aspirin increase bleeding?" in an abstract states no finding
-        if asked:
+        planned = plans(e.sentence.text)  # nor does "MAIN OUTCOME MEASURES Remission of type 2 diabetes …"
+        if asked or planned:
             side, level = "neutral", min(level, QUESTION_MAX_LEVEL)
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
@@ -107,6 +109,8 @@ class LocalJudge:
             why = f"{NO_CLAIM} in {reason}: no side taken"
         elif asked:
             why = "a question the paper asks, not a finding: no side taken"
+        elif planned:
+            why = f"what the study set out to do ({planned}), not a finding: no side taken"
         elif unshown:
             why = (f"the verifier leans to supporting (P {sp.p_support:.2f}), but a non-significant result does not "
                    "show the effect: no side taken")

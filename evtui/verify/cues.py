@@ -72,6 +72,29 @@ def asks(text: str) -> bool:
     return bool(_ASKS.search(text))
 
 
+# A structured abstract's aims, design, setting, participants, interventions or outcome measures say what a study set
+# out to do, not what it found: "MAIN OUTCOME MEASURES Remission of type 2 diabetes (HbA1c < 6.2% …)" was read as
+# refuting "Metformin lowers HbA1c" (P 0.71). Of 303 such sentences in the SciFact training claims' evidence papers
+# none is a gold rationale (METHODS, BACKGROUND and CONTEXT are: 10 of 121, so they are not listed). The label as
+# PubMed prints it (upper case), or in title case before a colon.
+_PLAN_LABELS = (r"OBJECTIVES?|AIMS?|PURPOSE|(?:STUDY\s+)?DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|SUBJECTS|INTERVENTIONS?|"
+                r"(?:MAIN\s+|PRIMARY\s+)?OUTCOMES?(?:\s+AND)?\s+MEASURES?|(?:MAIN\s+|PRIMARY\s+)OUTCOMES?")
+_PLAN = re.compile(rf"^\s*(?:{_PLAN_LABELS})\b(?!\s+(?:AND\s+)?(?:RESULTS|FINDINGS)\b)")
+_PLAN_TITLE = re.compile(rf"^\s*(?:{_PLAN_LABELS})\s*:", re.I)
+# A sentence splitter may run the next heading in ("MAIN OUTCOME MEASURES: 30-day complications … RESULTS: We
+# studied 133,589 patients …"): then it holds a finding after all.
+_FINDING_LABEL = re.compile(r"\b(?:RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION)\b")
+
+
+def plans(text: str) -> str:
+    """The structured-abstract label ("MAIN OUTCOME MEASURES") when the sentence states a study's aim, design,
+    participants or measures rather than a finding; "" otherwise. Such a sentence takes no side."""
+    m = _PLAN.match(text) or _PLAN_TITLE.match(text)
+    if not m or _FINDING_LABEL.search(text, m.end()):
+        return ""
+    return " ".join(m.group(0).rstrip(": ").split())
+
+
 def non_significant(text: str) -> bool:
     """True when the sentence reports a non-significant result and no significant one beside it ("Aspirin
     significantly reduced cancer incidence, with no significant increase in bleeding" reports a significant one)."""
