@@ -48,10 +48,19 @@ def cell(value: object) -> object:
         return plain(value)
     return safe_text(value) if isinstance(value, Text) else value
 
-# Distinct on dark and light terminals; aspect i always gets colour i.
+# Aspect i always gets colour i. Two palettes, each of eight colours that stay eight where the terminal has 256
+# colours or only 16 (each maps to another of the 16 ANSI colours: at 16 colours orange and red used to both become
+# bright red). DARK (the CLI, the app's dark themes): bright, at least 2.5:1 on every dark theme's background.
+# LIGHT (the app's light themes): deep, at least 3.3:1 on every light theme's background, where DARK's yellow, cyan
+# and green all but vanished.
 ASPECT_COLORS: tuple[str, ...] = (
-    "#ff8700", "#00afff", "#5fd75f", "#d75fd7", "#ffd700", "#ff5f5f", "#5fd7d7", "#af87ff",
+    "#d78700", "#5f87ff", "#5fd75f", "#d75fd7", "#ffd700", "#ff5f5f", "#5fd7d7", "#af00ff",
 )
+ASPECT_COLORS_LIGHT: tuple[str, ...] = (
+    "#a85a00", "#005fd7", "#007f00", "#af00af", "#7a5c3a", "#d70000", "#007a7a", "#3f00c0",
+)
+# A chip's text on its aspect's colour: black reads on DARK's bright colours, white on LIGHT's deep ones.
+CHIP_INK = {False: "black", True: "#ffffff"}
 # Without colour (NO_COLOR, or the app's monochrome mode) every aspect's matches looked alike: each aspect gets its
 # own text attributes instead, and its chip is drawn in them, so the chips are the legend. The first three (a
 # triplet's) are the attributes nearly every terminal draws.
@@ -66,32 +75,45 @@ def no_color() -> bool:
     return os.environ.get("NO_COLOR", "") != ""
 
 
-def aspect_color(index: int) -> str:
-    return ASPECT_COLORS[index % len(ASPECT_COLORS)]
+def light_terminal() -> bool:
+    """The terminal says its background is light: COLORFGBG ("0;15": black on white; set by rxvt, Konsole, iTerm2
+    and others) names background 7 or 15. The CLI then prints the LIGHT palette; unset, DARK as before."""
+    bg = os.environ.get("COLORFGBG", "").rsplit(";", 1)[-1].strip()
+    return bg in ("7", "15")
+
+
+def aspect_color(index: int, *, light: bool = False) -> str:
+    """Aspect `index`'s colour; `light`: the palette for a light background."""
+    palette = ASPECT_COLORS_LIGHT if light else ASPECT_COLORS
+    return palette[index % len(palette)]
 
 
 def aspect_mark(index: int) -> str:
     return ASPECT_MARKS[index % len(ASPECT_MARKS)]
 
 
-def aspect_styles(aspects: Sequence[Aspect], *, mono: bool | None = None) -> dict[str, str]:
-    """Each aspect's highlight style: its colour, or (`mono`; None: NO_COLOR decides) its text attributes."""
+def aspect_styles(aspects: Sequence[Aspect], *, mono: bool | None = None,
+                  light: bool | None = None) -> dict[str, str]:
+    """Each aspect's highlight style: its colour, or (`mono`; None: NO_COLOR decides) its text attributes. `light`:
+    the palette for a light background (None: the terminal's COLORFGBG decides)."""
     mono = no_color() if mono is None else mono
-    return {a.id: f"bold {aspect_mark(i)}" if mono else f"bold {aspect_color(i)} underline"
+    light = light_terminal() if light is None else light
+    return {a.id: f"bold {aspect_mark(i)}" if mono else f"bold {aspect_color(i, light=light)} underline"
             for i, a in enumerate(aspects)}
 
 
-def chip_style(index: int, *, mono: bool | None = None) -> str:
-    """Aspect `index`'s chip: black on its colour, or (`mono`) drawn in the attributes its matches have."""
+def chip_style(index: int, *, mono: bool | None = None, light: bool | None = None) -> str:
+    """Aspect `index`'s chip: its ink on its colour, or (`mono`) drawn in the attributes its matches have."""
     mono = no_color() if mono is None else mono
-    return f"bold {aspect_mark(index)}" if mono else f"bold black on {aspect_color(index)}"
+    light = light_terminal() if light is None else light
+    return f"bold {aspect_mark(index)}" if mono else f"bold {CHIP_INK[light]} on {aspect_color(index, light=light)}"
 
 
 def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_style: str = "", *,
-              mono: bool | None = None) -> Text:
+              mono: bool | None = None, light: bool | None = None) -> Text:
     """The sentence with each aspect's matches in its colour, or its attributes when `mono` (later spans win
     where aspects overlap)."""
-    styles = aspect_styles(aspects, mono=mono)
+    styles = aspect_styles(aspects, mono=mono, light=light)
     out = Text(printable(text), style=base_style)
     for s in spans:
         style = styles.get(s.aspect)
@@ -100,26 +122,28 @@ def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_
     return out
 
 
-def aspect_chips(aspects: Sequence[Aspect], *, mono: bool | None = None) -> Text:
+def aspect_chips(aspects: Sequence[Aspect], *, mono: bool | None = None, light: bool | None = None) -> Text:
     out = Text()
     for i, a in enumerate(aspects):
         if i:
             out.append("  ")
-        out.append(f" {a.id}: {printable(a.label, oneline=True)} ", style=chip_style(i, mono=mono))
+        out.append(f" {a.id}: {printable(a.label, oneline=True)} ", style=chip_style(i, mono=mono, light=light))
     return out
 
 
-def coverage_marker(spans: Sequence[Span], aspects: Sequence[Aspect], partly: Collection[str] = ()) -> Text:
+def coverage_marker(spans: Sequence[Span], aspects: Sequence[Aspect], partly: Collection[str] = (), *,
+                    light: bool | None = None) -> Text:
     """One dot per aspect: filled in the aspect's colour when the sentence matches it, half-filled for the ids in
     `partly` (concepts it mentions only in part, as the result filter counts them: evtui.honest.in_part)."""
+    light = light_terminal() if light is None else light
     hit = {s.aspect for s in spans}
     part = set(partly)
     out = Text()
     for i, a in enumerate(aspects):
         if a.id in hit:
-            out.append("●", style=aspect_color(i))
+            out.append("●", style=aspect_color(i, light=light))
         elif a.id in part:
-            out.append("◐", style=aspect_color(i))
+            out.append("◐", style=aspect_color(i, light=light))
         else:
             out.append("○", style="dim")
     return out

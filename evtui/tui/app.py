@@ -32,7 +32,7 @@ from evtui.render import printable
 from evtui.search import Searcher, SearchResult
 from evtui.tui.base import WorkCancelled, failure_text
 from evtui.tui.commands import EvtuiCommands
-from evtui.tui.data import LibraryView, SharedBasket
+from evtui.tui.data import NOT_SAVED, LibraryView, MemoryBasket, SharedBasket
 from evtui.tui.filters import LegibleMonochrome
 from evtui.tui.messages import IngestStep, LibraryChanged, LibraryFailed, LibraryReady, SelectionArrived
 from evtui.tui.screens.loading import LoadingScreen
@@ -98,8 +98,26 @@ class EvtuiApp(App[None]):
         self._inbox_lock = threading.Lock()  # one inbox pass at a time: a request is written once
         self._writers = 0  # workers inside library_writer()
         self._writers_done = threading.Condition()
-        if self.config.theme in self.available_themes:
-            self.theme = self.config.theme
+        # The theme last picked in the app (command palette → theme): a researcher on a light terminal picked
+        # textual-light at every launch. config.toml's theme wins again once it is changed after that pick.
+        pick = self.ui_state.get("theme_pick")
+        picked = pick.get("theme") if isinstance(pick, dict) and pick.get("over") == self.config.theme else None
+        for theme in (picked, self.config.theme):
+            if isinstance(theme, str) and theme in self.available_themes:
+                self.theme = theme
+                break
+
+    def watch_theme(self) -> None:
+        """A theme picked (command palette): what is drawn in aspect colours is drawn again in the palette that
+        reads on its background (evtui.render: one for dark, one for light); and the pick is remembered."""
+        pick = {"theme": self.theme, "over": self.config.theme}
+        if self.is_running and self.ui_state.get("theme_pick") != pick:
+            self.ui_state.set("theme_pick", pick)
+        for stack in self._screen_stacks.values():
+            for screen in stack:
+                redraw = getattr(screen, "palette_changed", None)
+                if redraw is not None and screen.is_mounted:
+                    redraw()
 
     def get_line_filters(self) -> list[LineFilter]:
         """Textual's filters, its NO_COLOR greyscale replaced by one that keeps every text readable."""
@@ -196,8 +214,11 @@ class EvtuiApp(App[None]):
         self.library = msg.library
         try:
             self.view = LibraryView(msg.library, self.db_gate)
-            basket = Basket(self.view)  # type: ignore[arg-type]  # Basket needs .store only
-            self.basket = SharedBasket(basket, msg.library, self.db_gate)  # type: ignore[assignment]
+            if msg.library.read_only:  # picking still works, in memory: the export is a file outside the library
+                self.basket = MemoryBasket(self.view, msg.library, self.db_gate)  # type: ignore[assignment]
+            else:
+                basket = Basket(self.view)  # type: ignore[arg-type]  # Basket needs .store only
+                self.basket = SharedBasket(basket, msg.library, self.db_gate)  # type: ignore[assignment]
         except Exception as exc:  # noqa: BLE001
             self.on_library_failed(LibraryFailed(f"cannot open a second connection to the library: {exc}"))
             return
@@ -334,6 +355,10 @@ class EvtuiApp(App[None]):
     def selected_ids(self) -> list[str]:
         return self.basket.ids() if self.basket is not None else []
 
+    def selection_note(self) -> str:
+        """"" where the selection is saved as it changes; else the line that says it is not (a read-only library)."""
+        return "" if getattr(self.basket, "saved", True) else NOT_SAVED
+
     def abbreviations(self) -> dict[str, str]:
         if self.library is None:
             return {}
@@ -396,7 +421,19 @@ class EvtuiApp(App[None]):
             search.query_one("#results").focus()
 
     async def action_quit(self) -> None:
-        """Quit; a running benchmark sweep is cancelled first, after asking."""
+        """Quit; a running benchmark sweep is cancelled first, after asking, and a selection that only lives in
+        memory (a read-only library) and changed since its last export is not dropped without asking."""
+        n = len(self.selected_ids()) if getattr(self.basket, "unexported", False) else 0
+        if n:
+            def lose(yes: bool | None) -> None:
+                if yes:
+                    self.basket.unexported = False  # type: ignore[union-attr]
+                    self.call_later(self.action_quit)
+
+            self.push_screen(ConfirmScreen("Quit without exporting the selection?",
+                                           f"{n} selected sentence(s) are not saved: the library is read-only. "
+                                           "Export them first (e, then ctrl+s).", yes="Quit"), lose)
+            return
         bench: Any = self.mode_screen("bench")
         if bench is None or not bench.running:
             self.exit()

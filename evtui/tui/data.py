@@ -29,7 +29,18 @@ if TYPE_CHECKING:
 LEVEL_COLORS: dict[int, str] = {
     0: "grey50", 1: "red3", 2: "dark_orange", 3: "yellow3", 4: "chartreuse3", 5: "bold green1",
 }
+# The same scale on a light theme: yellow3, chartreuse3 and green1 are all but invisible on white (these are 256-colour
+# values, which Textual's light ANSI theme does not remap as it does "yellow" or "green").
+LEVEL_COLORS_LIGHT: dict[int, str] = {
+    0: "grey42", 1: "red3", 2: "#af5f00", 3: "#7f6a00", 4: "green4", 5: "bold dark_green",
+}
 STANCE_GLYPHS: dict[str, str] = {"supports": "▲", "refutes": "▼", "neutral": "●"}
+
+
+def light_theme(app: Any) -> bool:
+    """The app's theme is a light one: aspect colours come from the palette that reads on white (evtui.render)."""
+    theme = getattr(app, "current_theme", None)
+    return theme is not None and not theme.dark
 
 
 class Gated:
@@ -75,6 +86,7 @@ class SharedBasket:
     between writes, so a CLI beside the app can read the library)."""
 
     WRITES = frozenset({"add", "add_row", "remove", "toggle", "move", "clear"})
+    saved = True  # each change is in the library file (MemoryBasket: not)
 
     def __init__(self, basket: Basket, library: Library, gate: threading.RLock) -> None:
         self._basket = basket
@@ -90,6 +102,52 @@ class SharedBasket:
         def call(*args: Any, **kwargs: Any) -> Any:
             with self._library.rw(wait=2.0) if write else nullcontext(), self._gate:
                 return attr(*args, **kwargs)
+
+        return call
+
+
+# What the app says wherever a read-only library's selection shows (select, the Export screen, quitting).
+NOT_SAVED = "selection not saved: library is read-only"
+
+
+class MemoryBasket(SharedBasket):
+    """The selection of an app whose library is read-only (a colleague's share, a read-only mount, a full disk):
+    the domain Basket over a TEMP `selections` table of the UI thread's own connection, which shadows the stored
+    one. Select, reorder, remove, clear and export (write_export reads through the same connection) all work, and
+    nothing reaches the library file; it starts as the stored selection and ends with the app."""
+
+    saved = False
+
+    def __init__(self, view: LibraryView, library: Library, gate: threading.RLock) -> None:
+        from evtui.export import _DDL, Basket
+
+        self.unexported = False  # changed since the last export: quitting asks first (it would be lost)
+
+        with gate:
+            con = view.store.con
+            stored = con.execute(
+                "SELECT sentence_id, position, query, mode, aspects, highlights, method, score, added_at"
+                " FROM selections").fetchall() if con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'selections'").fetchone()[0] else []
+            # TEMP: a read-only DuckDB still makes a connection's own temporary tables (in memory), and they come
+            # first in name resolution, so from here on the Basket's SQL reads and writes this one.
+            con.execute(_DDL.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+            if stored:  # the colleague's selection, to start from
+                con.executemany("INSERT OR REPLACE INTO selections (sentence_id, position, query, mode, aspects,"
+                                " highlights, method, score, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", stored)
+        super().__init__(Basket(view), library, gate)  # type: ignore[arg-type]  # Basket needs .store only
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._basket, name)
+        if not callable(attr):
+            return attr
+        write = name in self.WRITES
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._gate:  # never Library.rw(): that refuses every write of a read-only library
+                out = attr(*args, **kwargs)
+            self.unexported = self.unexported or write
+            return out
 
         return call
 
@@ -125,7 +183,7 @@ def score_bar(score: float, best: float, width: int = 8) -> Text:
     return out
 
 
-def judge_cell(judgment: Any | None, pending: bool = False) -> Text:
+def judge_cell(judgment: Any | None, pending: bool = False, *, light: bool = False) -> Text:
     """Judge score 0–100 coloured by rubric level, with the stance glyph (▲ supports, ▼ refutes, ● neutral)."""
     if judgment is None:
         return Text("  …" if pending else "", style="dim")
@@ -136,17 +194,18 @@ def judge_cell(judgment: Any | None, pending: bool = False) -> Text:
         return Text("  ✗", style="red")
     level = int(judgment.level)
     glyph = STANCE_GLYPHS.get(judgment.stance, "?")
-    return Text(f"{glyph} {int(judgment.score):3d}", style=LEVEL_COLORS.get(level, ""))
+    colours = LEVEL_COLORS_LIGHT if light else LEVEL_COLORS
+    return Text(f"{glyph} {int(judgment.score):3d}", style=colours.get(level, ""))
 
 
-def judge_lines(judgment: Any) -> Text:
+def judge_lines(judgment: Any, *, light: bool = False) -> Text:
     """The judge's verdict for the detail pane: level, score, stance, confidence, rationale, model."""
     out = Text()
     out.append("judge ", style="bold")
     if getattr(judgment, "status", "ok") != "ok":
         out.append(printable(f"{judgment.status}: {judgment.error or 'no verdict'}") + "\n", style="red")
         return out
-    style = LEVEL_COLORS.get(int(judgment.level), "")
+    style = (LEVEL_COLORS_LIGHT if light else LEVEL_COLORS).get(int(judgment.level), "")
     label = getattr(judgment, "label", "")
     out.append(f"{int(judgment.score)}/100 · level {judgment.level} {label}", style=style)
     out.append(f" · {STANCE_GLYPHS.get(judgment.stance, '?')} {judgment.stance}")

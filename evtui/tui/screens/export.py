@@ -30,7 +30,7 @@ from evtui.export import (
 from evtui.honest import in_part
 from evtui.render import coverage_marker, plain
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import short
+from evtui.tui.data import light_theme, short
 from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets.keybar import KeyBar
@@ -125,6 +125,10 @@ class ExportScreen(EvtuiScreen):
         """Below STACKED_BELOW columns the list sits over the preview (CSS above), each as wide as the screen."""
         self.set_class((self.size.width or self.app.size.width) < STACKED_BELOW, "-stacked")
 
+    def palette_changed(self) -> None:
+        if self._loaded:
+            self.fill_table()
+
     def on_resize(self) -> None:
         self.fit_layout()
         if self._loaded:
@@ -147,7 +151,8 @@ class ExportScreen(EvtuiScreen):
         table.add_column("sentence", key="sentence", width=sentence_w)
         table.add_column("paper", key="paper", width=paper_w)
         for n, (it, paper) in enumerate(zip(self.items, papers, strict=True), 1):
-            table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects)),
+            table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects),
+                                                          light=light_theme(self.app)),
                           Text(short(it.text, sentence_w)), Text(short(paper, paper_w), style="cyan"),
                           key=it.sentence_id)
         if self.items:
@@ -161,9 +166,12 @@ class ExportScreen(EvtuiScreen):
         self.items = basket.items()
         self.fill_table(keep)
         n = len(self.items)
+        unsaved = self.evtui.selection_note()
         self.query_one("#basket-title", Label).update(
             Text.assemble((f"Selection · {n} sentence(s)", "bold"),
-                          ("   J/K move · x remove · ctrl+s save" if n else "   space selects a result", "dim")))
+                          ("   J/K move · x remove · ctrl+s save" if n else "   space selects a result", "dim"),
+                          # a read-only library: said where the selection is, so nobody counts on finding it again
+                          (f"\n{unsaved} · export it to keep it" if unsaved else "", "bold")))
         self.update_preview()
 
     def update_preview(self) -> None:
@@ -321,6 +329,8 @@ class ExportScreen(EvtuiScreen):
         except EvtuiError as exc:
             self.notify(str(exc), title="Export", severity="error")
             return
+        if getattr(self.evtui.basket, "unexported", False):
+            self.evtui.basket.unexported = False  # type: ignore[union-attr]  # kept in the file now: quit freely
         try:
             _WRITTEN.add(str(out.resolve()))
         except OSError:

@@ -270,8 +270,20 @@ class LibraryScreen(EvtuiScreen):
 
         self.app.push_screen(ReaderScreen(p.id))
 
+    def refused_read_only(self, what: str, title: str = "Library") -> bool:
+        """On a read-only library, say at once that `what` cannot be done (rather than after a dialog or a path)."""
+        lib = self.evtui.library
+        if lib is None or not lib.read_only:
+            return False
+        why = getattr(lib, "why", "")
+        self.notify(f"cannot {what}: the library is open read-only{f' ({why})' if why else ''}; searching, reading, "
+                    "selecting and exporting still work", title=title, severity="warning")
+        return True
+
     # -- adding ------------------------------------------------------------------------------------
     def action_focus_path(self) -> None:
+        if self.refused_read_only("add papers"):
+            return
         self.query_one("#add-path", Input).focus()
 
     @on(Input.Submitted, "#add-path")
@@ -283,6 +295,8 @@ class LibraryScreen(EvtuiScreen):
         path = Path(raw).expanduser()
         if not path.exists():
             self.notify(f"{path} does not exist", title="Library", severity="error")
+            return
+        if self.refused_read_only("add papers"):
             return
         if self.ingesting:
             self.notify("an ingest is already running", title="Library", severity="warning")
@@ -355,6 +369,8 @@ class LibraryScreen(EvtuiScreen):
 
     # -- embedding ---------------------------------------------------------------------------------
     def action_embed(self) -> None:
+        if self.refused_read_only("embed the library", "Embed"):
+            return
         if self.embedding:
             self.notify("already embedding: `c` cancels", title="Embed", severity="warning")
             return
@@ -430,7 +446,7 @@ class LibraryScreen(EvtuiScreen):
     # -- removing ----------------------------------------------------------------------------------
     def action_remove(self) -> None:
         p = self.selected_paper()
-        if p is None:
+        if p is None or self.refused_read_only(f"remove {p.id}"):
             return
         if self.ingesting:
             self.notify("wait for the ingest to finish", title="Library", severity="warning")

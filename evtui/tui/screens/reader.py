@@ -13,7 +13,7 @@ from evtui.export import READER_METHOD
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
 from evtui.render import chip_style, highlight, plain, printable, safe_text
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import flow, quoted, short
+from evtui.tui.data import flow, light_theme, quoted, short
 from evtui.tui.widgets.keybar import KeyBar
 
 
@@ -92,6 +92,15 @@ class ReaderScreen(EvtuiScreen):
             self.call_after_refresh(self.goto, target)
         ol.focus()
 
+    def palette_changed(self) -> None:
+        if self.paper is None:
+            return
+        ol = self.query_one(OptionList)
+        for sid, s in self.sentences.items():
+            if not s.is_heading:
+                ol.replace_option_prompt(sid, self.prompt(s))
+        self.render_head()
+
     def render_head(self) -> None:
         p = self.paper
         if p is None:
@@ -103,7 +112,8 @@ class ReaderScreen(EvtuiScreen):
         if self.parsed is not None:
             # each chip and the hit count whole on its line ("10 | hit(s)" was split at 80 columns)
             head = self.query_one("#reader-head", Static)
-            parts = [Text(f" {a.id}: {printable(a.label, oneline=True)} ", style=chip_style(i, mono=self.app.no_color))
+            look = {"mono": self.app.no_color, "light": light_theme(self.app)}
+            parts = [Text(f" {a.id}: {printable(a.label, oneline=True)} ", style=chip_style(i, **look))
                      for i, a in enumerate(self.parsed.aspects)]
             parts.append(Text(f" {len(self.hits)} hit(s) · n next · p previous", style="dim"))
             out.append_text(flow(parts, head.content_region.width or max(20, self.app.size.width - 4), sep="  "))
@@ -123,7 +133,8 @@ class ReaderScreen(EvtuiScreen):
         grid.add_column(width=5, no_wrap=True)
         grid.add_column(ratio=1)
         grid.add_row(mark, highlight(s.text, self.spans.get(s.id, []), aspects,
-                                     base_style="bold" if s.section_kind == "title" else "", mono=self.app.no_color))
+                                     base_style="bold" if s.section_kind == "title" else "", mono=self.app.no_color,
+                                     light=light_theme(self.app)))
         return grid
 
     def goto(self, sentence_id: str) -> None:
@@ -149,16 +160,17 @@ class ReaderScreen(EvtuiScreen):
                 out.append(f" · rank {e.rank} · score {e.score:.2f}")
         elif self.hits:
             out.append(f"{len(self.hits)} hit(s)", style="dim")
-        tail = f"  · {len(self.selected)} selected"
+        tail = f"  · {len(self.selected)} selected" + (" (not saved)" if self.evtui.selection_note() else "")
         if sid is not None:
             s = self.sentences[sid]
             # the section title gives way (cut with …) so the sentence number and selected count stay on the line
             where = f" · sentence {s.position}"
             status = self.query_one("#reader-status", Static)
             width = status.content_region.width or self.app.size.width - 2
-            room = max(8, width - len(out.plain) - 2 - len(where) - len(tail))
-            out.append(f"  {short(s.section_title or s.section_kind, room)}{where}",
-                       style="dim")
+            room = width - len(out.plain) - 2 - len(where) - len(tail)
+            # under 8 cells a section title says nothing ("Ab…"): it goes, and the line stays one line
+            section = f"  {short(s.section_title or s.section_kind, room)}" if room >= 8 else ""
+            out.append(f"{section}{where}", style="dim")
         out.append(tail, style="dim")
         self.query_one("#reader-status", Static).update(safe_text(out))
 

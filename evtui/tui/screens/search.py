@@ -24,7 +24,7 @@ from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
 from evtui.tui.base import EvtuiScreen, failure_reason, failure_text
-from evtui.tui.data import judge_cell, judge_lines, quoted, short
+from evtui.tui.data import judge_cell, judge_lines, light_theme, quoted, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
@@ -464,6 +464,7 @@ class SearchScreen(EvtuiScreen):
             table.add_column(name, key=name, width=w)
         table.add_column("sentence · paper · section", key="sentence", width=sentence_w)
         console = self.app.console
+        light = light_theme(self.app)
 
         def row(e: Evidence) -> tuple[list[Any], str, int | None]:
             sid = e.sentence.id
@@ -471,7 +472,8 @@ class SearchScreen(EvtuiScreen):
             if sid in self.group_heads:
                 text.append_text(self.paper_head(e.sentence.paper_id, e.title, sentence_w))
                 text.append("\n")
-            text.append_text(highlight(e.sentence.text, e.highlights, aspects, mono=self.app.no_color))
+            text.append_text(highlight(e.sentence.text, e.highlights, aspects, mono=self.app.no_color,
+                                       light=light))
             where = f"{short(e.title or e.sentence.paper_id, max(10, sentence_w - 24))} · " \
                     f"{short(e.sentence.section_title or e.sentence.section_kind, 20)}"
             if sid not in self.group_heads or not self.grouped:
@@ -480,8 +482,8 @@ class SearchScreen(EvtuiScreen):
             height = len(text.wrap(console, sentence_w))
             return ([
                 self.rank_cell(e, sid in selected),
-                judge_cell(self.judgments.get(sid), sid in self.judge_pending),
-                coverage_marker(e.highlights, aspects, self.partly.get(sid, ())), text,
+                judge_cell(self.judgments.get(sid), sid in self.judge_pending, light=light),
+                coverage_marker(e.highlights, aspects, self.partly.get(sid, ()), light=light), text,
             ], sid, height)
 
         table.load(self.rows, row, upto=keep_row)
@@ -754,13 +756,15 @@ class SearchScreen(EvtuiScreen):
         matcher = compile_matcher(aspects)
         for s in context or [e.sentence]:
             if s.id == e.sentence.id:
-                out.append_text(highlight(s.text, matcher.spans(s.text), aspects, mono=self.app.no_color))
+                out.append_text(highlight(s.text, matcher.spans(s.text), aspects, mono=self.app.no_color,
+                                                light=light_theme(self.app)))
             else:
                 out.append(s.text, style="dim")
             out.append("\n")
         covered = {h.aspect for h in e.highlights}
         out.append("\naspects ", style="bold")
-        out.append_text(coverage_marker(e.highlights, aspects, self.partly.get(e.sentence.id, ())))
+        out.append_text(coverage_marker(e.highlights, aspects, self.partly.get(e.sentence.id, ()),
+                                        light=light_theme(self.app)))
         out.append(f"  {len(covered)}/{len(aspects)} covered\n", style="dim")
         out.append(f"rank #{e.rank} of {len(self.result.evidence)} · {self.result.method} score {e.score:.2f}\n",
                    style="dim")
@@ -769,7 +773,7 @@ class SearchScreen(EvtuiScreen):
         j = self.judgments.get(e.sentence.id)
         if j is not None:
             out.append("\n")
-            out.append_text(judge_lines(j))
+            out.append_text(judge_lines(j, light=light_theme(self.app)))
         elif e.sentence.id in self.judge_pending:
             out.append("\njudge: waiting for the verdict…\n", style="dim")
         if self.notes_cut:  # the notes line could not hold them all
@@ -827,7 +831,9 @@ class SearchScreen(EvtuiScreen):
             return
         n = len(app.selected_ids())
         table.update_cell_at(Coordinate(table.cursor_row, 0), self.rank_cell(e, now))
-        self.notify(f"{n} sentence(s) selected · e to export", timeout=2)
+        unsaved = app.selection_note()
+        self.notify(f"{n} sentence(s) selected · e to export" + (f" ({unsaved})" if unsaved else ""),
+                    timeout=4 if unsaved else 2)
 
     def action_claim_verdicts(self) -> None:
         """The query verified paper by paper: which papers support it, which refute it, which only mention it."""
@@ -850,6 +856,12 @@ class SearchScreen(EvtuiScreen):
         hits = [x for x in self.result.evidence if x.sentence.paper_id == e.sentence.paper_id]
         self.app.push_screen(ReaderScreen(e.sentence.paper_id, self.result.query, self.result.method, hits,
                                           focus=e.sentence.id))
+
+    def palette_changed(self) -> None:
+        self.query_one(AspectBar).refresh(layout=True)
+        if self.result is not None:
+            self.render_results(keep_row=self.query_one(PagedTable).cursor_row)
+            self.schedule_detail(self.query_one(PagedTable).cursor_row)
 
     def refresh_selection_marks(self) -> None:
         """After the basket changed elsewhere (reader, export screen): redraw the ✓ marks."""
@@ -1140,7 +1152,7 @@ class SearchScreen(EvtuiScreen):
             row = table.get_row_index(sid)
         except Exception:  # noqa: BLE001 - a row not rendered yet gets its cell when it is
             return
-        table.update_cell_at(Coordinate(row, 1), judge_cell(j))
+        table.update_cell_at(Coordinate(row, 1), judge_cell(j, light=light_theme(self.app)))
         if row == table.cursor_row:
             self.show_detail(row)
 
@@ -1148,7 +1160,9 @@ class SearchScreen(EvtuiScreen):
         if self.result is None:
             return
         table = self.query_one(PagedTable)
+        light = light_theme(self.app)
         for i, e in enumerate(self.rows[: table.row_count]):
             sid = e.sentence.id
-            table.update_cell_at(Coordinate(i, 1), judge_cell(self.judgments.get(sid), sid in self.judge_pending))
+            table.update_cell_at(Coordinate(i, 1), judge_cell(self.judgments.get(sid), sid in self.judge_pending,
+                                                                   light=light))
         self.update_verdicts()

@@ -12,7 +12,7 @@ from textual.widget import Widget
 
 from evtui.models import Aspect
 from evtui.render import chip_style
-from evtui.tui.data import flow
+from evtui.tui.data import flow, light_theme
 
 
 class AspectBar(Widget, can_focus=True):
@@ -81,7 +81,7 @@ class AspectBar(Widget, can_focus=True):
             return Text(self.note or "aspects appear here as you type", style="dim")
         chips: list[Text] = []
         for i, a in enumerate(self.aspects):
-            style = chip_style(i, mono=self.app.no_color)
+            style = chip_style(i, mono=self.app.no_color, light=light_theme(self.app))
             picked = self.has_focus and i == self.cursor
             if picked and not self.app.no_color:
                 style += " underline reverse"

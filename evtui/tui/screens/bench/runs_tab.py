@@ -44,7 +44,10 @@ class RunsTab(BenchTab):
             return
         try:
             with self.evtui.db_gate:  # the UI thread's reads take the gate (a shared library's switch)
-                self.runs = list_runs(view)  # type: ignore[arg-type]
+                # a read-only library that never ran a benchmark has no runs table, and list_runs would create it
+                never = view.read_only and not view.store.con.execute(
+                    "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'runs'").fetchone()[0]
+                self.runs = [] if never else list_runs(view)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - an old or damaged runs table must not close the screen
             self.notify(f"cannot list stored runs: {exc}", title="Bench", severity="error")
             self.runs = []

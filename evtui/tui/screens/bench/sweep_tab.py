@@ -179,7 +179,14 @@ class SweepTab(BenchTab):
         if self.running or self._start_pending:
             self.notify("a sweep is already running (c cancels it)", title="Bench", severity="warning")
             return
-        if self.evtui.library is None:
+        lib = self.evtui.library
+        if lib is None:
+            return
+        if lib.read_only:  # said once, here: each run used to fail on its own, one toast per run
+            why = getattr(lib, "why", "")
+            self.notify(f"cannot run a sweep: the library is open read-only{f' ({why})' if why else ''}, so its "
+                        "runs could not be stored; the runs stored before are in Runs (2)", title="Bench",
+                        severity="warning", timeout=8)
             return
         raw = self.query_one("#dataset", Input).value.strip()
         if not raw:
