@@ -300,6 +300,9 @@ def list_runs(library: Library) -> list[dict[str, Any]]:
 
     flush_items(library)
     con = library.store.con
+    if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'runs'").fetchone()[0] \
+            and (library.read_only or library.shared):
+        return []  # no benchmark has run here, and a read-only library cannot make the (empty) table
     _ensure(con)
     has_owner = con.execute("SELECT count(*) FROM information_schema.columns"
                             " WHERE table_name = 'runs' AND column_name = 'owner'").fetchone()
