@@ -41,6 +41,10 @@ it with `--pool-near 4`. `--ensemble DIR...` joins calibrated students into one 
 (model.json `members`), calibrated again. Measured, not shipped (BENCHMARKS.md "Near-topic findings from the teacher"):
 two such students misread plain wording that the shipped model reads right (`bench_verifier.py probes`).
 
+`--synthetic FILE` (scripts/synth_claims.py: rule-made claim pairs of unlabelled abstracts) trains on them first
+(`--synthetic-epochs`, 0: mixed into the gold pairs). Measured on a lent GPU, not shipped (BENCHMARKS.md "Rule-made
+claims from unlabelled abstracts"): no gain in reading a claim's direction.
+
 A CUDA GPU is used when torch sees one. Writes to --out: examples.jsonl.gz, pool.jsonl.gz, adapter.safetensors,
 base.json, model.json, metrics.json (cal_logits.npy and ccdev_logits.npy: the held-out logits calibrated on).
 """
