@@ -1019,6 +1019,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Claim-level verdicts: which papers support the claim, which refute it, which only mention it."""
     from evtui.judge.claims import verify_claim
+    from evtui.verify.model import default_verifier
 
     if args.papers is None:
         from evtui.bench.scifact_predict import DEFAULT_PAPERS
@@ -1039,6 +1040,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     out = Console(emoji=False)
     out.print(f"[bold]{safe(verdict.query)}[/] · verifier [cyan]{safe(verdict.model)}[/] (offline, trained; "
               f"a side only above its precision threshold)")
+    if reliability := default_verifier().reliability():  # what a side is worth, measured on claims it never saw
+        out.print(f"[dim]{safe(reliability)}[/]")
     out.print(f"[bold]{verdict.summary_line()}[/]")
     if not verdict.papers:
         for note in verdict.notes:  # why nothing matched ("only common words: …") comes first

@@ -161,6 +161,27 @@ class Verifier:
         e = np.exp(z - z.max(axis=1, keepdims=True))
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
+    def reliability(self, *, short: bool = False) -> str:
+        """How often its sides were right on claims it never saw, as model.json records them (the SciFact fold's
+        cross-fitted figures and Check-COVID dev; not the in-sample ones): the line shown beside its verdicts, so a
+        reader weighs a side by what it is worth. "" when the manifest has no held-out figures."""
+        m = self.manifest.get("metrics") or {}
+        sets = [m[k]["stance_on_gold"] for k in ("scifact_cal_crossfit", "checkcovid_dev") if k in m]
+        if len(sets) < 2:
+            return ""
+
+        def span(values: list[float]) -> str:
+            lo, hi = round(100 * min(values)), round(100 * max(values))
+            return f"{lo}%" if lo == hi else f"{lo}–{hi}%"
+
+        sup, ref = span([x["supports"]["precision"] for x in sets]), span([x["refutes"]["precision"] for x in sets])
+        if short:  # the app's claim screen, at 80 columns
+            return f"held out: ▲ right {sup} · ▼ right {ref} · a side on {span([x['side_taken'] for x in sets])} of " \
+                   "true evidence"
+        return (f"on held-out claims a 'supports' was right {sup} of "
+                f"the time, a 'refutes' {ref}; it took a side on "
+                f"{span([x['side_taken'] for x in sets])} of the true evidence (SciFact cross-fitted, Check-COVID dev)")
+
     def decide(self, p: np.ndarray) -> str:
         """A side only when its calibrated probability clears the threshold chosen for precision."""
         if p[1] >= self.thresholds["refutes"] and p[1] > p[0]:

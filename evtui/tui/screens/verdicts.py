@@ -20,6 +20,7 @@ from evtui.render import safe_text
 from evtui.tui.base import EvtuiScreen
 from evtui.tui.messages import WorkFailed
 from evtui.tui.widgets.keybar import KeyBar
+from evtui.verify.model import default_verifier
 
 if TYPE_CHECKING:
     from evtui.judge.claims import ClaimVerdict, PaperVerdict
@@ -94,9 +95,11 @@ class VerdictsScreen(EvtuiScreen):
     def on_verdicts_done(self, msg: VerdictsDone) -> None:
         self.verdict = v = msg.verdict
         head = Text(self.claim + "\n", style="bold")
-        head.append(v.summary_line(), style="bold")
-        head.append(f"   verifier {v.model} · offline, trained on SciFact + Check-COVID · a side only above its "
-                    f"precision threshold · {msg.seconds:.1f}s", style="dim")
+        head.append(v.summary_line() + "\n", style="bold")
+        # What a side is worth, measured on claims the verifier never saw (not its in-sample figures).
+        worth = default_verifier().reliability(short=True) or "a side only above its precision threshold"
+        head.append(f"verifier {v.model} (offline, trained on SciFact + Check-COVID) · {msg.seconds:.1f}s · {worth}",
+                    style="dim")
         self.query_one("#verdicts-head", Static).update(safe_text(head))
         ol = self.query_one(OptionList)
         ol.clear_options()
