@@ -32,7 +32,7 @@ MAX_PDF_BYTES = 256 * 1024 * 1024
 CAPTION_KIND = "caption"
 # The PDF reader's version, stored with each paper read (info "reader"): an unchanged file already read by this
 # version is not parsed again (evtui.library). Bump it when a change to this module changes what a PDF reads as.
-PDF_READER = "1"
+PDF_READER = "2"
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
               "\ufb06": "st", "\u00ad": "", "\u0002": "-", "\ufffe": "-"}
 _LIG_RE = re.compile("[\ufb00-\ufb06\u00ad\u0002\ufffe]")  # U+FFFE: pdfium's mark for a line-end hyphen
@@ -214,7 +214,10 @@ def _reading_order(lines: list[_Line], width: float) -> list[_Line]:
     mid = width / 2
     slack = width * 0.03
     for ln in lines:
-        if ln.x0 < mid - slack and ln.x1 > mid + slack:
+        # full width, or a short line centred over the gutter (a title block's date or author line): no column
+        # line crosses the middle of the page
+        if (ln.x0 < mid - slack and ln.x1 > mid + slack) or \
+                (ln.x0 < mid < ln.x1 and abs((ln.x0 + ln.x1) / 2 - mid) < slack):
             ln.col = -1
         else:
             ln.col = 1 if ln.x0 >= mid - slack else 0
@@ -257,12 +260,21 @@ def _drop_margins(pages: list[tuple[list[_Line], float, float]], stats: _Stats) 
         for key in {_norm_margin(ln.text) for ln in lines if ln.y > h * 0.88 or ln.y < h * 0.12}:
             seen[key] += 1
     many = max(2, len(pages) // 4)
+    body = _body_size([lines for lines, _w, _h in pages])
     out: list[list[_Line]] = []
-    for lines, _w, h in pages:
+    for pno, (lines, _w, h) in enumerate(pages):
         keep: list[_Line] = []
         top = max((ln.y for ln in lines), default=0.0)
         bottom = min((ln.y for ln in lines), default=0.0)
+        # A paper of two or three pages has too few pages to see its running head recur (page 1 carries the title
+        # block instead): on a later page a top-margin line set apart from the text below by a header's gap is one.
+        below = max((ln.y for ln in lines if ln.y < top - 0.5), default=0.0)
+        lone_head = len(pages) <= 3 and pno > 0 and top > h * 0.85 and top - below > 2.2 * body
         for ln in lines:
+            if lone_head and abs(ln.y - top) < 0.5 and not ln.bold and ln.size <= body + 0.3 \
+                    and (not ln.text.rstrip().endswith((".", "!", "?")) or ln.text.rstrip().endswith("et al.")):
+                stats.header_footer_lines += 1
+                continue
             in_margin = ln.y > h * 0.88 or ln.y < h * 0.12
             # a page number: the first or last line of the page, as far in as wide margins put it (LaTeX's
             # article defaults: 17% of the page from the bottom)
@@ -348,12 +360,14 @@ _JUNK_TITLE = re.compile(r"^(untitled|microsoft word|document\d*$|.*\.(docx?|pdf
 
 def _title(meta: dict[str, str], first: list[_Line], body: float) -> tuple[str, int]:
     """(title, index of its last line on the first page, -1 if not found there)."""
-    cands = [ln for ln in first if ln.size >= body * 1.25 and re.search(r"[A-Za-z]{3}", ln.text)]
+    cands = [ln for ln in first if ln.size >= body * 1.25 and re.search(r"[A-Za-z]{3}", ln.text)
+             and not _section_heading(ln.text)]
     best = ""
     last = -1
     if cands:
         top = max(c.size for c in cands)
-        idx = [i for i, ln in enumerate(first) if abs(ln.size - top) < 0.5 and re.search(r"[A-Za-z]{3}", ln.text)]
+        idx = [i for i, ln in enumerate(first) if abs(ln.size - top) < 0.5 and re.search(r"[A-Za-z]{3}", ln.text)
+               and not _section_heading(ln.text)]
         # the first run of consecutive lines in the largest size
         run = [idx[0]]
         for i in idx[1:]:
@@ -372,9 +386,17 @@ def _title(meta: dict[str, str], first: list[_Line], body: float) -> tuple[str, 
     return best, last
 
 
+def _section_heading(text: str) -> bool:
+    """A section's heading ("1 Introduction", "Abstract", "Chapter 2"), never a paper's title: a paper without a
+    title block (a preprint, a report) opens with one set in the largest size."""
+    t = text.strip()
+    return bool(_NUMBERED.match(t) or _CHAPTER.match(t)) or (len(t.split()) <= 3 and section_kind(t) != "other")
+
+
 def _authors(meta: dict[str, str], first: list[_Line], after: int, body: float) -> list[str]:
     ma = meta.get("Author", "").strip()
-    if ma and not re.search(r"\d|@|user|admin", ma, re.I):
+    # a word processor's account name ("jsmith", "Owner", "user01") is no author list: a person's name has two parts
+    if ma and not re.search(r"\d|@|user|admin|owner", ma, re.I) and re.search(r"\w[\s.,]+\w", ma):
         return [a.strip() for a in re.split(r";|,|\band\b", ma) if len(a.strip()) > 2][:50]
     if after < 0 or after + 1 >= len(first):
         return []
@@ -469,7 +491,8 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
                 stats.reference_lines += 1
                 continue
         heading = _is_heading(ln, body)
-        if heading and not started and section_kind(t) == "other" and not _NUMBERED.match(t):
+        if heading and not started and section_kind(t) == "other" and not _NUMBERED.match(t) \
+                and not _CHAPTER.match(t):
             heading = False  # a larger or bold line in the title block: authors, affiliations, not a section
         if heading and _REFERENCES.match(t):
             flush()
@@ -498,6 +521,14 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
                 head = sents[-1].text
                 merged = head[:-1] + t if head.endswith("-") and t[:1].islower() else f"{head} {t}"
                 kind = levels.kind(merged, ln.size, again=True)
+                sec_title = merged
+                sents[-1] = ParsedSentence(merged, merged, kind, True)
+                prev = ln
+                continue
+            if sents and sents[-1].is_heading and not para and not caption and _CHAPTER.fullmatch(sents[-1].text):
+                # "Chapter 2" set above its title ("Methods"): one heading, of the title's kind
+                merged = f"{sents[-1].text} {t}"
+                kind = levels.kind(merged, ln.size)
                 sec_title = merged
                 sents[-1] = ParsedSentence(merged, merged, kind, True)
                 prev = ln
@@ -562,6 +593,8 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
 
 
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+\S")
+# a thesis's or a book-like report's chapter heading: a section even before the first recognised one
+_CHAPTER = re.compile(r"^(chapter|part|appendix)\s+(\d+|[IVXLC]+|[A-Z])\b\.?", re.I)
 
 
 class _Levels:
@@ -574,9 +607,11 @@ class _Levels:
         self.top_kind = "other"
 
     def kind(self, title: str, size: float, *, again: bool = False) -> str:
-        own = section_kind(title)
+        own = section_kind(_CHAPTER.sub("", title).strip() or title)
         m = _NUMBERED.match(title)
-        if m:
+        if _CHAPTER.match(title):
+            top = True
+        elif m:
             top = "." not in m.group(1)
         else:
             top = size >= self.top_size - 0.5
