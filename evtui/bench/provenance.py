@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -24,17 +25,42 @@ def training_files(model_json: Path = MODEL_DIR / "model.json") -> frozenset[str
     return frozenset(Path(f).name for group in files.values() for f in group)
 
 
+VERIFIER_DIR = MODEL_DIR.parent / "verifier"
+VERIFIER_METHOD = "verifier"  # `bench scifact --task verify`'s method: the shipped claim verifier, not a ranker
+_DATA_FILE = re.compile(r"[\w.+-]+\.jsonl?\b")
+
+
+@lru_cache(maxsize=4)
+def verifier_training_files(model_json: Path = VERIFIER_DIR / "model.json") -> frozenset[str]:
+    """The file names the shipped verifier was trained on: its model.json `training_data` describes each source
+    in words ("…/scifact claims_train.jsonl + corpus.jsonl (…)"), so the .json/.jsonl names are read out of them."""
+    try:
+        meta = json.loads(model_json.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return frozenset()
+    data = meta.get("training_data") if isinstance(meta, dict) else None
+    described = [v for v in data.values() if isinstance(v, str)] if isinstance(data, dict) else []
+    return frozenset(Path(f).name for text in described for f in _DATA_FILE.findall(text))
+
+
 def in_sample(run: Mapping[str, Any], trained_on: frozenset[str] | None = None) -> bool:
     """Was this run's method's model trained on the run's dataset (matched by file name)? Its figure then says
-    how well the model fits data it has seen, not what to expect on new papers."""
-    m = registry.lookup(str(run.get("method", "")))
-    if m is None or not m.trained:
-        return False
-    files = training_files() if trained_on is None else trained_on
+    how well the model fits data it has seen, not what to expect on new papers. A verify run's model is the
+    verifier (its own training files); a trained ranking method's is the ranker."""
+    method = str(run.get("method", ""))
+    if method == VERIFIER_METHOD:
+        files = verifier_training_files() if trained_on is None else trained_on
+    else:
+        m = registry.lookup(method)
+        if m is None or not m.trained:
+            return False
+        files = training_files() if trained_on is None else trained_on
     names = {str(run.get("dataset", "")).split(":", 1)[-1]}
-    data = (run.get("parameters") or {}).get("data") or run.get("data")
-    if data:
-        names.add(Path(str(data)).name)
+    params = run.get("parameters") or {}
+    # EvidenceBench and Check-COVID record their file as `data`, a SciFact run its claims file as `claims`
+    for data in (params.get("data") or run.get("data"), params.get("claims")):
+        if data:
+            names.add(Path(str(data)).name)
     return bool(names & files)
 
 

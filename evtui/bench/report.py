@@ -42,8 +42,9 @@ def _short_aspect(aspect: str, item_id: str) -> str:
 
 
 def item_report(library: Library, item_id: str, item: dict[str, Any], task: str, method: str, seed: int,
-                stored: float | None, ranker: Any | None = None) -> Text:
-    """Rank one item as the harness does (label-blind), then read its labels to explain the score."""
+                stored: float | None, ranker: Any | None = None, *, light: bool = False) -> Text:
+    """Rank one item as the harness does (label-blind), then read its labels to explain the score. `light`: the
+    aspect dots in the palette that reads on a light theme."""
     from evtui.bench import evidencebench as eb
 
     out = Text()
@@ -73,7 +74,7 @@ def item_report(library: Library, item_id: str, item: dict[str, Any], task: str,
         out.append(f" (stored run: {stored:.1f})", style="dim")
     out.append(f" · {len(covered)}/{len(coverable)} aspects covered\n\n")
     out.append(f"picked ({len(picked)})\n", style="bold")
-    colour = {a: aspect_color(n) for n, a in enumerate(sorted(coverable, key=_aspect_order))}
+    colour = {a: aspect_color(n, light=light) for n, a in enumerate(sorted(coverable, key=_aspect_order))}
     for i in picked:
         tags = [a for a in sentence_aspects.get(i, ()) if a in coverable]
         out.append(f"[{i:>3}] ", style="dim")
@@ -187,8 +188,9 @@ def estimate_sweep(library: Library, items: dict[str, dict[str, Any]], tasks: li
     return out
 
 
-def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
-    """Methods × tasks as rich bars: the latest stored run of each (dataset, task, method)."""
+def chart(runs: list[dict[str, Any]], width: int = 40, *, light: bool = False) -> Text:
+    """Methods × tasks as rich bars: the latest stored run of each (dataset, task, method). `light`: bars in the
+    palette that reads on a light theme (the dark one's bright yellows and greens fade on white)."""
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in runs:  # newest first; an interrupted run (status running, no metrics yet) is not a bar
         if r.get("status", "done") == "done":
@@ -198,7 +200,7 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
     methods = sorted({m for _d, _t, m in latest})
     if any(in_sample(r) for r in latest.values()):
         width = max(10, width - len(" in-sample"))  # the label ends the bar's line, never wraps under it
-    colours = {m: aspect_color(i) for i, m in enumerate(methods)}
+    colours = {m: aspect_color(i, light=light) for i, m in enumerate(methods)}
     out = Text()
     marked = False  # some figure is in-sample: the chart ends with what that means
     for dataset in sorted({d for d, _t, _m in latest}):
@@ -228,53 +230,90 @@ def chart(runs: list[dict[str, Any]], width: int = 40) -> Text:
 
 
 def runs_table(runs: list[dict[str, Any]], width: int = 80) -> tuple[Table, list[str]]:
-    """`evtui bench runs` as a table that fits `width` columns (the id whole: CSV and compare need it; when and
-    dataset only where there is room), and its footnotes. Each figure says when it is in-sample; a run nobody
-    runs any more says it is interrupted. `--json`/`--csv` keep every field."""
+    """`evtui bench runs` as a table that fits `width` columns, and its footnotes. The id, task, method, the figure
+    with its in-sample mark and the status are never cut (CSV and compare need the id; the mark is what tells a
+    figure to trust); when, dataset and seconds, metric names spelled out and the interrupted hint come in only
+    where they fit. A run nobody runs any more says it is interrupted. `--json`/`--csv` keep every field."""
     from rich import box
+    from rich.cells import cell_len
 
     from evtui.bench.runs import INTERRUPTED, INTERRUPTED_HINT
 
-    wide = width >= 120
-    table = Table(title="benchmark runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("id", no_wrap=True, min_width=12)
-    if wide:
-        table.add_column("when", no_wrap=True)
-        table.add_column("dataset", no_wrap=True, overflow="ellipsis", max_width=28)
-    table.add_column("task", no_wrap=True, overflow="ellipsis", max_width=18)
-    table.add_column("method", no_wrap=True, overflow="ellipsis", max_width=14)
     names = {primary_metric(r)[0] for r in runs if r.get("status", "done") == "done"}
     common = _SHORT_METRIC.get(next(iter(names)), next(iter(names))) if len(names) == 1 else ""
-    table.add_column(common or "metric", no_wrap=True, overflow="ellipsis", max_width=40 if wide else 24)
-    table.add_column("items" if wide else "n", justify="right", no_wrap=True)
-    if wide:
-        table.add_column("s", justify="right", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    notes: list[str] = []
-    for r in runs:
+    sampled = any(in_sample(r) for r in runs if r.get("status", "done") == "done")
+
+    def metric(r: dict[str, Any], full: bool, own_status: bool) -> Text:
         name, value = primary_metric(r)
-        if r.get("status", "done") != "done" or value is None:
-            metric = Text("—", style="dim")
-        else:
-            label = "" if common else name if wide else _SHORT_METRIC.get(name, name)
-            metric = Text(f"{label} {value:.4g}" if label else f"{value:.4g}")
-            if in_sample(r):
-                metric.append(" in-sample", style=IN_SAMPLE_STYLE)
-                if IN_SAMPLE_NOTE not in notes:
-                    notes.append(IN_SAMPLE_NOTE)
-        status = str(r.get("status", "done"))
-        if status == INTERRUPTED:
-            cell = Text(INTERRUPTED_HINT if wide else INTERRUPTED, style="yellow")
-            hint = "interrupted: no process runs it any more; finish it with --resume (the same arguments)"
-            if not wide and hint not in notes:
-                notes.append(hint)
-        else:
-            cell = Text(status, style="" if status == "done" else "yellow")
-        when = str(r.get("created_at", "")).replace("T", " ")[:16]
-        table.add_row(Text(str(r["id"])), *((Text(when), Text(str(r["dataset"]).split(":", 1)[-1])) if wide else ()),
-                      Text(str(r["task"])), Text(str(r["method"])), metric, str(r["n_items"]),
-                      *((f"{float(r.get('seconds') or 0):.1f}",) if wide else ()), cell)
-    if not wide and runs:
+        if r.get("status", "done") != "done":  # no status column: the figure's place says why there is none
+            return Text("—", style="dim") if own_status else status(r, False)
+        if value is None:
+            return Text("—", style="dim")
+        label = "" if common else name if full else _SHORT_METRIC.get(name, name)
+        out = Text(f"{label} {value:.4g}" if label else f"{value:.4g}")
+        if in_sample(r):
+            out.append(" in-sample", style=IN_SAMPLE_STYLE)
+        return out
+
+    def status(r: dict[str, Any], hint: bool) -> Text:
+        st = str(r.get("status", "done"))
+        if st == INTERRUPTED:
+            return Text(INTERRUPTED_HINT if hint else INTERRUPTED, style="yellow")
+        return Text(st, style="" if st == "done" else "yellow")
+
+    def col(header: str, cells: list[Text]) -> tuple[str, list[Text], int]:
+        return header, cells, max([cell_len(header), *(c.cell_len for c in cells)])
+
+    def columns(full: bool, hint: bool, extras: tuple[str, ...]) -> list[tuple[str, list[Text], int]]:
+        cols = [col("id", [Text(str(r["id"])) for r in runs])]
+        if "when" in extras:
+            cols.append(col("when", [Text(str(r.get("created_at", "")).replace("T", " ")[:16]) for r in runs]))
+        if "dataset" in extras:
+            cols.append(col("dataset", [Text(str(r["dataset"]).split(":", 1)[-1]) for r in runs]))
+        cols += [col("task", [Text(str(r["task"])) for r in runs]),
+                 col("method", [Text(str(r["method"])) for r in runs]),
+                 col(common or "metric", [metric(r, full, "status" in extras) for r in runs]),
+                 col("items" if "seconds" in extras else "n", [Text(str(r["n_items"])) for r in runs])]
+        if "seconds" in extras:
+            cols.append(col("s", [Text(f"{float(r.get('seconds') or 0):.1f}") for r in runs]))
+        return [*cols, col("status", [status(r, hint) for r in runs])] if "status" in extras else cols
+
+    def total(cols: list[tuple[str, list[Text], int]], gap: int = 2) -> int:
+        return sum(w for _h, _c, w in cols) + gap * (len(cols) - 1) + 2  # padding between columns, the box's edges
+
+    # the most that fits: full metric names and the hint first, then when, dataset, seconds and a status column
+    # (without it an unfinished run's status stands in its figure's place), in that order
+    every = ("when", "dataset", "seconds", "status")
+    cols = columns(False, False, ())
+    for full, hint, extras in ((True, True, every), (False, True, every), (False, False, every),
+                               (False, False, ("when", "seconds", "status")), (False, False, ("seconds", "status")),
+                               (False, False, ("status",))):
+        if total(attempt := columns(full, hint, extras)) <= width:
+            cols = attempt
+            break
+    shown = {h for h, _c, _w in cols}
+    gap = 2 if total(cols) <= width else 1  # one space between columns before a task or method is cut
+    over = total(cols, gap) - width  # still too wide: task, then method, are cut
+    table = Table(title="benchmark runs", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+                  padding=(0, 1) if gap == 2 else (0, 0))  # the box draws a space between columns
+    for header, _cells, w in cols:
+        cut = header in ("task", "method") and over > 0
+        if cut:
+            keep = max(6, w - over)
+            over -= w - keep
+            w = keep
+        right = header in ("n", "items", "s")
+        table.add_column(header, no_wrap=True, overflow="ellipsis", justify="right" if right else "left",
+                         width=w if cut else None, min_width=w)
+    for i in range(len(runs)):
+        table.add_row(*(cells[i] for _h, cells, _w in cols))
+    notes: list[str] = []
+    if any(str(r.get("status")) == INTERRUPTED for r in runs) and \
+            not any(c.plain == INTERRUPTED_HINT for _h, cells, _w in cols for c in cells):
+        notes.append("interrupted: no process runs it any more; finish it with --resume (the same arguments)")
+    if sampled:
+        notes.append(IN_SAMPLE_NOTE)
+    if runs and not {"when", "dataset"} <= shown:
         notes.append("COLUMNS=120+ adds when, dataset and seconds; --json and --csv keep every field")
     return table, notes
 
@@ -322,6 +361,9 @@ def short_item_id(item_id: str) -> str:
 
 
 _LEVELS = " ▁▂▃▄▅▆▇█"
+# the score plot's blocks on their band: a dark band on a dark theme, a pale one (deep green blocks) on a light one
+PLOT_STYLE = "green on grey15"
+PLOT_STYLE_LIGHT = f"{aspect_color(2, light=True)} on grey85"
 
 
 def sparkline(values: Sequence[float], width: int, top: float = 100.0) -> str:
@@ -336,10 +378,11 @@ def sparkline(values: Sequence[float], width: int, top: float = 100.0) -> str:
     return "".join(_LEVELS[max(0, min(step, round(v / top * step)))] if top > 0 else _LEVELS[0] for v in vals)
 
 
-def score_plot(series: Sequence[tuple[str, Mapping[str, float | None]]], width: int = 60) -> Text:
+def score_plot(series: Sequence[tuple[str, Mapping[str, float | None]]], width: int = 60, *,
+               light: bool = False) -> Text:
     """Per-item scores of one or more runs (0-100), a line each: the sorted scores as a sparkline framed by its
     0 and 100 ends, then mean and median, and the items at 0 and at 100 where the width allows. None is an item
-    the run skipped."""
+    the run skipped. `light`: the plot's colours for a light theme."""
     out = Text(no_wrap=True, overflow="ellipsis")
     label_w = min(16, max((len(label) for label, _s in series), default=0))
     for n, (label, per_item) in enumerate(series):
@@ -362,7 +405,7 @@ def score_plot(series: Sequence[tuple[str, Mapping[str, float | None]]], width: 
         line = sparkline(scores, max(8, room))
         each = max(1, min(4, max(8, room) // len(line)))  # a few items: a few cells each, to be seen at all
         out.append("0▕", style="dim")
-        out.append("".join(c * each for c in line), style="green on grey15")
+        out.append("".join(c * each for c in line), style=PLOT_STYLE_LIGHT if light else PLOT_STYLE)
         out.append("▏100", style="dim")
         out.append(stats)
         out.append(extra, style="dim")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -84,6 +85,7 @@ class BenchTab(EvtuiScreen):
     _rankers: dict[tuple[str, str, int, str], Any]
     diff: tuple[dict[str, Any], dict[str, Any]] | None
     _shown_item: str | None
+    _drilled: tuple[Path, str, str, int, str, float | None, dict[str, Any]] | None
     _missing_data: set[str]
     cost: SweepCost | None
     _cost_key: tuple[Any, ...] | None

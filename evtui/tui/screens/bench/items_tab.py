@@ -27,7 +27,7 @@ from evtui.bench.report import (
 from evtui.errors import EvtuiError
 from evtui.render import plain, safe_text
 from evtui.tui.base import failure_text
-from evtui.tui.data import short
+from evtui.tui.data import light_theme, short
 from evtui.tui.messages import (
     ItemDetail,
 )
@@ -116,6 +116,7 @@ class ItemsTab(BenchTab):
             hint = "enter on an item re-ranks it with run A and explains its score (x makes the other run A)"
         self.query_one("#item-detail", Static).update(Text(hint, style="dim"))
         self._shown_item = None
+        self._drilled = None
         self.action_tab("items")
         self.query_one("#items-table", DataTable).focus()
         self.refresh_bindings()
@@ -206,7 +207,7 @@ class ItemsTab(BenchTab):
             series = [(f"A {d['method']}", d.get("per_item") or {}) for d in self.diff[:1]] + \
                      [(f"B {d['method']}", d.get("per_item") or {}) for d in self.diff[1:]]
         plot.display = True
-        plot.update(score_plot(series, width=width))
+        plot.update(score_plot(series, width=width, light=light_theme(self.app)))
 
     @on(DataTable.RowHighlighted, "#items-table")
     def preview_item(self, event: DataTable.RowHighlighted) -> None:
@@ -218,6 +219,7 @@ class ItemsTab(BenchTab):
         if item_id == self._shown_item:
             return  # a refill (a resize) put the cursor back: the pane keeps what it shows
         self._shown_item = item_id
+        self._drilled = None  # the pane previews this item: no drill-down to redraw on a theme change
         hyp = self.items_of(run).get(item_id, {}).get("hypothesis", "")
         out = Text()
         out.append(item_id, style="bold")
@@ -268,12 +270,19 @@ class ItemsTab(BenchTab):
         self.query_one("#item-detail", Static).update(Text(f"ranking {item_id}…", style="dim"))
         self._shown_item = item_id
         stored = (run.get("per_item") or {}).get(item_id)
-        self.drill_worker(Path(data), run["task"], run["method"], int(run.get("seed") or 0), item_id, stored,
-                          run.get("judge_opts") or {})
+        self._drilled = (Path(data), run["task"], run["method"], int(run.get("seed") or 0), item_id, stored,
+                         run.get("judge_opts") or {})
+        self.drill_worker(*self._drilled, light=light_theme(self.app))
+
+    def redraw_drill(self) -> None:
+        """The drill-down shown, explained again (a theme change: its aspect dots take the new palette); the
+        ranker is kept, so this re-ranks one item."""
+        if self._drilled is not None and self._shown_item == self._drilled[4] and not self.running:
+            self.drill_worker(*self._drilled, light=light_theme(self.app))
 
     @work(thread=True, exclusive=True, group="drill")
     def drill_worker(self, data: Path, task: str, method: str, seed: int, item_id: str,
-                     stored: float | None, judge_opts: dict[str, Any]) -> None:
+                     stored: float | None, judge_opts: dict[str, Any], *, light: bool = False) -> None:
         try:
             items = self.items_for(data)
             item = items.get(item_id)
@@ -288,7 +297,7 @@ class ItemsTab(BenchTab):
                     extra: dict[str, Any] = {"judge_opts": judge_opts} if method in judge_methods() else {}
                     # judge strategies re-rank from the verdicts the sweep cached: no new LLM calls
                     self._rankers[key] = make_ranker(lib, method, seed, **extra)
-                text = item_report(lib, item_id, item, task, method, seed, stored, self._rankers[key])
+                text = item_report(lib, item_id, item, task, method, seed, stored, self._rankers[key], light=light)
         except Exception as exc:  # noqa: BLE001 - shown in the item pane
             text = Text(failure_text(exc), style="red")
         self.post_message(ItemDetail(item_id, text))

@@ -25,7 +25,7 @@ from evtui.bench.report import (
 )
 from evtui.errors import EvtuiError
 from evtui.render import plain
-from evtui.tui.data import short
+from evtui.tui.data import light_theme, short
 from evtui.tui.screens.bench.common import BenchTab, metric_cell
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class RunsTab(BenchTab):
         self.query_one("#compare", Static).update(Group(compare(marked, self.per_item), hint))
         # "    method ▕bar▏ 100.0": the bar gets what the label, the value and the padding leave
         width = max(10, self.query_one("#runs-side").size.width - 30) if self.is_mounted else 30
-        self.query_one("#chart", Static).update(chart(self.runs, width=min(40, width)))
+        self.query_one("#chart", Static).update(chart(self.runs, width=min(40, width), light=light_theme(self.app)))
 
     def stored_per_item(self, run_id: str) -> dict[str, float]:
         view = self.evtui.view

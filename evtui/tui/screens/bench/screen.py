@@ -12,6 +12,7 @@ what spans them: the keys, the layout, which keys each tab shows.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
@@ -94,6 +95,8 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
         self._rankers: dict[tuple[str, str, int, str], Any] = {}
         self.diff: tuple[dict[str, Any], dict[str, Any]] | None = None  # (A, B) when Items lists a diff
         self._shown_item: str | None = None  # the item the detail pane is about
+        # the drill-down the detail pane shows (drill_worker's arguments), drawn again when the theme changes
+        self._drilled: tuple[Path, str, str, int, str, float | None, dict[str, Any]] | None = None
         self._missing_data: set[str] = set()  # dataset files already reported missing
         # the Sweep tab's cost line: the estimate of the current selection (made in a worker, see refresh_cost)
         self.cost: SweepCost | None = None
@@ -242,6 +245,13 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
         else:
             self.call_after_refresh(self.fill_plot)
         self.call_after_refresh(self.update_side)  # the chart's bars fit the side pane's new width
+
+    def palette_changed(self) -> None:
+        """A theme picked (EvtuiApp.watch_theme): the chart, the score plot and a drill-down's aspect dots are
+        drawn again in the palette that reads on its background."""
+        self.update_side()
+        self.fill_plot()
+        self.redraw_drill()
 
     def on_unmount(self) -> None:
         self.cancel_event.set()
