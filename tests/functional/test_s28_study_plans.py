@@ -13,7 +13,7 @@ import pytest
 from evtui.cli import main
 from evtui.verify.cues import plans
 
-ABSTRACT = Path(__file__).parents[1] / "fixtures" / "core" / "scifact_structured_abstract.jsonl"
+ABSTRACT = Path(__file__).parents[1] / "fixtures" / "verify" / "scifact_structured_abstract.jsonl"
 CLAIM = "Metformin lowers HbA1c in type 2 diabetes"
 
 
