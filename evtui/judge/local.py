@@ -36,8 +36,7 @@ PROMPT_VERSION = "local-8"  # no prompt: the version of the feature/level mappin
 # asks a question; 8: funding, acknowledgement, conflict-of-interest and trial-registration statements are no
 # evidence at all, and a structured abstract's aims, design, participants or outcome measures take no side)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
-QUESTION_MAX_LEVEL = 2  # a question the paper asks (or its aims, design, measures) is on topic, and no evidence:
-# at most "peripheral"
+QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
 
 class LocalJudge:
     name = "local"
@@ -100,9 +99,13 @@ class LocalJudge:
         if nonsig:
             level = min(level, NONSIG_MAX_LEVEL)
         asked = asks(e.sentence.text)  # "Does aspirin increase bleeding?" in an abstract states no finding
-        planned = plans(e.sentence.text)  # nor does "MAIN OUTCOME MEASURES Remission of type 2 diabetes …"
-        if asked or planned:
+        if asked:
             side, level = "neutral", min(level, QUESTION_MAX_LEVEL)
+        # Nor does a study's plan ("MAIN OUTCOME MEASURES Remission of type 2 diabetes …"); its level stays: it may
+        # well be what a hypothesis asks about (the population, the design: 2 of EvidenceBench's 11 are gold).
+        planned = plans(e.sentence.text)
+        if planned:
+            side = "neutral"
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
         if reason := no_claim(query):
