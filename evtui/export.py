@@ -55,7 +55,7 @@ def choose_format(out: Path | str, fmt: str | None) -> tuple[str, str | None]:
     return fmt, None
 
 
-_DDL = """CREATE TABLE IF NOT EXISTS selections (
+SELECTIONS_DDL = """CREATE TABLE IF NOT EXISTS selections (
     sentence_id VARCHAR PRIMARY KEY,
     position INTEGER,
     query VARCHAR,
@@ -112,7 +112,7 @@ class Basket:
                             ).fetchone()[0] == 0:  # a read-only library that never had a selection has no table
             if getattr(library.store, "read_only", False):
                 raise EvtuiError("the selection is empty: select sentences first (space in the app)")
-            self.con.execute(_DDL)
+            self.con.execute(SELECTIONS_DDL)
 
     @property
     def con(self) -> Any:

@@ -119,7 +119,7 @@ class MemoryBasket(SharedBasket):
     saved = False
 
     def __init__(self, view: LibraryView, library: Library, gate: threading.RLock) -> None:
-        from evtui.export import _DDL, Basket
+        from evtui.export import SELECTIONS_DDL, Basket
 
         self.unexported = False  # changed since the last export: quitting asks first (it would be lost)
 
@@ -131,7 +131,7 @@ class MemoryBasket(SharedBasket):
                 "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'selections'").fetchone()[0] else []
             # TEMP: a read-only DuckDB still makes a connection's own temporary tables (in memory), and they come
             # first in name resolution, so from here on the Basket's SQL reads and writes this one.
-            con.execute(_DDL.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+            con.execute(SELECTIONS_DDL.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
             if stored:  # the colleague's selection, to start from
                 con.executemany("INSERT OR REPLACE INTO selections (sentence_id, position, query, mode, aspects,"
                                 " highlights, method, score, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", stored)
