@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from llm_fault_server import FaultServer, fault_server
 
+import evtui.access as access
 from evtui.config import load_config
 from evtui.library import Library
 
@@ -99,3 +101,24 @@ def small_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copy(FIXTURES / "core" / "PMC2852030.xml", src / "jats")
     monkeypatch.setenv("EVTUI_DEMO_DIR", str(src))
     return src
+
+
+@pytest.fixture
+def unwritable_home(papers_ingested: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The library's folder made read-only (root ignores the mode bits: there the check for it is told so, the fault
+    simulated). Shared by the read-only app tests."""
+    home = load_config().home
+    if os.geteuid() == 0:
+        real = os.access
+        monkeypatch.setattr(access.os, "access", lambda p, mode, **kw: (
+            False if mode & os.W_OK and Path(p) == home else real(p, mode, **kw)))
+        yield home
+        return
+    modes = {p: p.stat().st_mode for p in [home, *home.rglob("*")]}
+    for p in modes:
+        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    try:
+        yield home
+    finally:
+        for p, mode in modes.items():
+            p.chmod(mode)

@@ -156,3 +156,18 @@ def local_judge_missing() -> str | None:
     except Exception as exc:  # noqa: BLE001
         return f"the local judge's model is not available here: {exc}"
     return None
+
+
+async def reader_at_top_hit(app: EvtuiApp, pilot: Any) -> Any:
+    """The reader opened on the current search's top hit, as `enter` on it does, once the hit is in view."""
+    from evtui.tui.screens.reader import ReaderScreen
+
+    assert app.result is not None and app.result.evidence
+    top = app.result.evidence[0]
+    app.push_screen(ReaderScreen(top.sentence.paper_id, app.result.query, "best", app.result.evidence,
+                                 focus=top.sentence.id))
+    await until(pilot, lambda: isinstance(app.screen, ReaderScreen), "the reader")
+    reader = app.screen
+    assert isinstance(reader, ReaderScreen)
+    await until(pilot, lambda: reader.paper is not None and reader.current_id() == top.sentence.id, "the hit")
+    return reader

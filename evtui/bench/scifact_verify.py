@@ -248,9 +248,10 @@ def verifier_version() -> str | None:
 def trained_on(claims_path: Path) -> str:
     """A note when the shipped verifier was trained on this claims file (model.json `training_data` names it):
     its figures are then in-sample, and a user comparing them with held-out ones should be told ("" otherwise)."""
-    data = (_verifier_manifest() or {}).get("training_data")
-    described = str(data.get("scifact", "")) if isinstance(data, dict) else ""
-    if claims_path.name and claims_path.name in described:
+    # provenance holds the one reading of which files the model was trained on
+    from evtui.bench.provenance import VERIFIER_METHOD, in_sample
+
+    if claims_path.name and in_sample({"method": VERIFIER_METHOD, "dataset": f"scifact:{claims_path.name}"}):
         return (f"in-sample: the verifier was trained on {claims_path.name} (all but its calibration fold); "
                 "BENCHMARKS.md gives the claim-grouped cross-validated figures")
     return ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,10 +100,19 @@ class SharedBasket:
         write = name in self.WRITES
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            with self._library.rw(wait=2.0) if write else nullcontext(), self._gate:
-                return attr(*args, **kwargs)
+            with self._write_window() if write else nullcontext(), self._gate:
+                out = attr(*args, **kwargs)
+            if write:
+                self._changed()
+            return out
 
         return call
+
+    def _write_window(self) -> AbstractContextManager[object]:
+        return self._library.rw(wait=2.0)
+
+    def _changed(self) -> None:
+        """After a change: stored already, nothing to remember."""
 
 
 # What the app says wherever a read-only library's selection shows (select, the Export screen, quitting).
@@ -137,19 +146,11 @@ class MemoryBasket(SharedBasket):
                                 " highlights, method, score, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", stored)
         super().__init__(Basket(view), library, gate)  # type: ignore[arg-type]  # Basket needs .store only
 
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._basket, name)
-        if not callable(attr):
-            return attr
-        write = name in self.WRITES
+    def _write_window(self) -> AbstractContextManager[object]:
+        return nullcontext()  # never Library.rw(): that refuses every write of a read-only library
 
-        def call(*args: Any, **kwargs: Any) -> Any:
-            with self._gate:  # never Library.rw(): that refuses every write of a read-only library
-                out = attr(*args, **kwargs)
-            self.unexported = self.unexported or write
-            return out
-
-        return call
+    def _changed(self) -> None:
+        self.unexported = True
 
 
 def flow(parts: Sequence[Text], width: int, sep: str | Sequence[str] = " ") -> Text:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, Static
-from tui_pilot import TRIPLET, focus_results, run, search, started, until
+from tui_pilot import TRIPLET, focus_results, reader_at_top_hit, run, search, started, until
 
 from evtui.config import load_config
 from evtui.export import READER_METHOD, to_markdown
@@ -64,14 +64,9 @@ def test_reader_status_keeps_the_selected_count_at_80_columns(tmp_path: Path) ->
         async with started((80, 24)) as (app, pilot):
             await search(app, pilot, TRIPLET)
             assert app.result is not None and app.result.evidence
+            assert app.result.evidence[0].sentence.section_title == LONG
+            reader = await reader_at_top_hit(app, pilot)
             top = app.result.evidence[0]
-            assert top.sentence.section_title == LONG
-            app.push_screen(ReaderScreen(top.sentence.paper_id, app.result.query, "best", app.result.evidence,
-                                         focus=top.sentence.id))
-            await until(pilot, lambda: isinstance(app.screen, ReaderScreen), "the reader")
-            reader = app.screen
-            assert isinstance(reader, ReaderScreen)
-            await until(pilot, lambda: reader.paper is not None and reader.current_id() == top.sentence.id, "the hit")
             await pilot.press("space")
             status = reader.query_one("#reader-status", Static)
             line = str(status.render())

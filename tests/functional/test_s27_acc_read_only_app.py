@@ -6,11 +6,8 @@ writing is still refused ("in use by"), since a reader that stays open would kee
 from __future__ import annotations
 
 import errno
-import os
-import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,26 +18,6 @@ from evtui.config import load_config
 from evtui.errors import LibraryLockedError
 from evtui.export import Basket
 from evtui.search import Searcher
-
-
-@pytest.fixture
-def unwritable_home(papers_ingested: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The library's folder made read-only (root ignores the mode bits: there the check for it is told so)."""
-    home = load_config().home
-    if os.geteuid() == 0:
-        real = os.access
-        monkeypatch.setattr(access.os, "access", lambda p, mode, **kw: (
-            False if mode & os.W_OK and Path(p) == home else real(p, mode, **kw)))
-        yield home
-        return
-    modes = {p: p.stat().st_mode for p in [home, *home.rglob("*")]}
-    for p in modes:
-        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    try:
-        yield home
-    finally:
-        for p, mode in modes.items():
-            p.chmod(mode)
 
 
 def test_a_read_only_home_opens_read_only_for_searching(unwritable_home: Path) -> None:

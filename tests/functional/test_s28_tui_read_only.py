@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from textual.widgets import Label
-from tui_pilot import TRIPLET, focus_results, notified, run, search, started, until
+from tui_pilot import TRIPLET, focus_results, notified, reader_at_top_hit, run, search, started, until
 
 import evtui.access as access
 from evtui.config import load_config
@@ -21,26 +19,6 @@ from evtui.library import Library
 from evtui.tui.data import NOT_SAVED
 from evtui.tui.screens.export import ExportScreen
 from evtui.tui.screens.modals import ConfirmScreen
-
-
-@pytest.fixture
-def unwritable_home(papers_ingested: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The library's folder made read-only (root ignores the mode bits: there the check is told so: the fault)."""
-    home = load_config().home
-    if os.geteuid() == 0:
-        real = os.access
-        monkeypatch.setattr(access.os, "access", lambda p, mode, **kw: (
-            False if mode & os.W_OK and Path(p) == home else real(p, mode, **kw)))
-        yield home
-        return
-    modes = {p: p.stat().st_mode for p in [home, *home.rglob("*")]}
-    for p in modes:
-        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-    try:
-        yield home
-    finally:
-        for p, mode in modes.items():
-            p.chmod(mode)
 
 
 def _digest(path: Path) -> str:
@@ -167,19 +145,12 @@ def test_a_read_only_library_screen_refuses_at_once(unwritable_home: Path) -> No
 def test_the_readers_status_says_not_saved_on_one_line_at_80_columns(unwritable_home: Path) -> None:
     from textual.widgets import Static
 
-    from evtui.tui.screens.reader import ReaderScreen
-
     async def flow() -> None:
         async with started((80, 24)) as (app, pilot):
             await search(app, pilot, TRIPLET)
+            reader = await reader_at_top_hit(app, pilot)
             assert app.result is not None
             top = app.result.evidence[0]
-            app.push_screen(ReaderScreen(top.sentence.paper_id, app.result.query, "best", app.result.evidence,
-                                         focus=top.sentence.id))
-            await until(pilot, lambda: isinstance(app.screen, ReaderScreen), "the reader")
-            reader = app.screen
-            assert isinstance(reader, ReaderScreen)
-            await until(pilot, lambda: reader.paper is not None and reader.current_id() == top.sentence.id, "the hit")
             await pilot.press("space")
             assert app.selected_ids() == [top.sentence.id]
             status = reader.query_one("#reader-status", Static)
