@@ -108,12 +108,13 @@ class LocalJudge:
             side = "neutral"
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
+        hearsay = second_hand(e.sentence.text, e.sentence.section_kind)
         if reason := no_claim(query):
             why = f"{NO_CLAIM} in {reason}: no side taken"
         elif asked:
             why = "a question the paper asks, not a finding: no side taken"
-        elif planned:
-            why = f"what the study set out to do ({planned}), not a finding: no side taken"
+        elif planned:  # the hearsay cue names the label and says why, outside a results section
+            why = "no side taken" if hearsay else f"what the study set out to do ({planned}), not a finding: no side taken"
         elif unshown:
             why = (f"the verifier leans to supporting (P {sp.p_support:.2f}), but a non-significant result does not "
                    "show the effect: no side taken")
@@ -136,7 +137,7 @@ class LocalJudge:
             cues.append("reports a non-significant result")
         elif f.get("has_pvalue") == 1.0 or f.get("has_stat") == 1.0:
             cues.append("reports statistics")
-        if hearsay := second_hand(e.sentence.text, e.sentence.section_kind):
+        if hearsay:
             cues.append(hearsay)
         cues.append(why)
         rationale = f"{LEVELS[level].capitalize()}: " + "; ".join(cues) + f"; P(evidence) {p:.2f}."

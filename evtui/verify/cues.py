@@ -40,17 +40,14 @@ _BACKGROUND_LABEL = re.compile(r"^(?:BACKGROUND|CONTEXT|INTRODUCTION|RATIONALE|I
                                r"^(?:Background|Context|Introduction)\s*:")
 
 
-# A structured abstract's aim ("OBJECTIVE To determine whether statin use ..."): what the study set out to test.
-_AIM_LABEL = re.compile(r"^(?:OBJECTIVES?|AIMS?|PURPOSE|GOALS?)\b(?![-/])|^(?:Objectives?|Aims?|Purpose)\s*:")
-
 
 def second_hand(text: str, section_kind: str) -> str:
     """Why a finding may be another study's, or no finding at all ("" when nothing says so): an abstract's aim
     states what the study set out to test, its background and the introduction recount earlier work, and a
     sentence that cites a reference may report what the cited study found."""
     stripped = text.strip()
-    if section_kind != "results" and (m := _AIM_LABEL.match(stripped)):
-        return f"the abstract's {m.group(0).rstrip(' :').lower()}: what the study set out to test, not a finding"
+    if section_kind != "results" and (label := plans(stripped)):  # its aim, design, participants or measures
+        return f"the abstract's {label.lower()}: what the study set out to test, not a finding"
     if (m := _BACKGROUND_LABEL.match(stripped)) and section_kind != "results":
         return f"the abstract's {m.group(0).rstrip(' :').lower()}: may recount earlier work, not this study's finding"
     cite = _CITES.search(text)
@@ -77,9 +74,9 @@ def asks(text: str) -> bool:
 # refuting "Metformin lowers HbA1c" (P 0.71). Of 303 such sentences in the SciFact training claims' evidence papers
 # none is a gold rationale (METHODS, BACKGROUND and CONTEXT are: 10 of 121, so they are not listed). The label as
 # PubMed prints it (upper case), or in title case before a colon.
-_PLAN_LABELS = (r"OBJECTIVES?|AIMS?|PURPOSE|(?:STUDY\s+)?DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|SUBJECTS|INTERVENTIONS?|"
+_PLAN_LABELS = (r"OBJECTIVES?|AIMS?|PURPOSE|GOALS?|(?:STUDY\s+)?DESIGN|SETTINGS?|PARTICIPANTS|PATIENTS|SUBJECTS|INTERVENTIONS?|"
                 r"(?:MAIN\s+|PRIMARY\s+)?OUTCOMES?(?:\s+AND)?\s+MEASURES?|(?:MAIN\s+|PRIMARY\s+)OUTCOMES?")
-_PLAN = re.compile(rf"^\s*(?:{_PLAN_LABELS})\b(?!\s+(?:AND\s+)?(?:RESULTS|FINDINGS)\b)")
+_PLAN = re.compile(rf"^\s*(?:{_PLAN_LABELS})\b(?![-/])(?!\s+(?:AND\s+)?(?:RESULTS|FINDINGS)\b)")
 _PLAN_TITLE = re.compile(rf"^\s*(?:{_PLAN_LABELS})\s*:", re.I)
 # A sentence splitter may run the next heading in ("MAIN OUTCOME MEASURES: 30-day complications … RESULTS: We
 # studied 133,589 patients …"): then it holds a finding after all.
