@@ -24,7 +24,7 @@ from evtui.query.parse import NO_CLAIM, no_claim
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.request import Filters
-from evtui.verify.cues import asks, explain, non_significant, null_claim, plans, second_hand
+from evtui.verify.cues import asks, background_label, explain, non_significant, null_claim, plans, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
 PROMPT_VERSION = "local-8"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
@@ -34,9 +34,14 @@ PROMPT_VERSION = "local-8"  # no prompt: the version of the feature/level mappin
 # result beside a non-significant one is not capped, and a triplet is read as one claim whichever way it is written;
 # 7: a query that asserts nothing (an open question, a PICO frame, a topic) takes no side, nor does a sentence that
 # asks a question; 8: funding, acknowledgement, conflict-of-interest and trial-registration statements are no
-# evidence at all, and a structured abstract's aims, design, participants or outcome measures take no side)
+# evidence at all, a structured abstract's aims, design, participants or outcome measures take no side, and its
+# background is at most "peripheral")
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
+# An abstract's BACKGROUND / CONTEXT sentence recounts what was known: 10 of SciFact's 633 such sentences are gold
+# rationales (1.6%, the rate of level 1) and none of EvidenceBench's 5; "Low vitamin D is associated with … risk of
+# fractures" from one was "direct" (100) for "Vitamin D may reduce fracture risk". Its side stays.
+BACKGROUND_MAX_LEVEL = 2
 
 class LocalJudge:
     name = "local"
@@ -101,6 +106,8 @@ class LocalJudge:
         asked = asks(e.sentence.text)  # "Does aspirin increase bleeding?" in an abstract states no finding
         if asked:
             side, level = "neutral", min(level, QUESTION_MAX_LEVEL)
+        if background_label(e.sentence.text, e.sentence.section_kind):
+            level = min(level, BACKGROUND_MAX_LEVEL)
         # Nor does a study's plan ("MAIN OUTCOME MEASURES Remission of type 2 diabetes …"); its level stays: it may
         # well be what a hypothesis asks about (the population, the design: 2 of EvidenceBench's 11 are gold).
         planned = plans(e.sentence.text)

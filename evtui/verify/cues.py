@@ -41,6 +41,12 @@ _BACKGROUND_LABEL = re.compile(r"^(?:BACKGROUND|CONTEXT|INTRODUCTION|RATIONALE|I
 
 
 
+def background_label(text: str, section_kind: str) -> str:
+    """The structured abstract's background label the sentence opens with ("background", "context"), or ""."""
+    m = _BACKGROUND_LABEL.match(text.strip())
+    return m.group(0).rstrip(" :").lower() if m and section_kind != "results" else ""
+
+
 def second_hand(text: str, section_kind: str) -> str:
     """Why a finding may be another study's, or no finding at all ("" when nothing says so): an abstract's aim
     states what the study set out to test, its background and the introduction recount earlier work, and a
@@ -48,8 +54,8 @@ def second_hand(text: str, section_kind: str) -> str:
     stripped = text.strip()
     if section_kind != "results" and (label := plans(stripped)):  # its aim, design, participants or measures
         return f"the abstract's {label.lower()}: what the study set out to test, not a finding"
-    if (m := _BACKGROUND_LABEL.match(stripped)) and section_kind != "results":
-        return f"the abstract's {m.group(0).rstrip(' :').lower()}: may recount earlier work, not this study's finding"
+    if label := background_label(stripped, section_kind):
+        return f"the abstract's {label}: may recount earlier work, not this study's finding"
     cite = _CITES.search(text)
     if section_kind in BACKGROUND_KINDS:  # "check the cited study" only where one is cited
         return "in the introduction: may recount earlier work" + (f", check the cited study ({cite.group(0)})"

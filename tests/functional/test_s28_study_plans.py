@@ -14,6 +14,7 @@ from evtui.cli import main
 from evtui.verify.cues import plans
 
 ABSTRACT = Path(__file__).parents[1] / "fixtures" / "verify" / "scifact_structured_abstract.jsonl"
+BACKGROUND = ABSTRACT.with_name("scifact_background_abstract.jsonl")
 CLAIM = "Metformin lowers HbA1c in type 2 diabetes"
 
 
@@ -39,3 +40,16 @@ def test_outcome_measures_take_no_side(capsys: pytest.CaptureFixture[str]) -> No
     (measures,) = [j for j in rows if j["text"].startswith("MAIN OUTCOME MEASURES")]
     assert measures["stance"] == "neutral" and measures["level"] <= 4, measures  # "direct" needs a side
     assert "not a finding" in measures["rationale"]
+
+
+def test_an_abstracts_background_is_at_most_peripheral(capsys: pytest.CaptureFixture[str]) -> None:
+    """A BACKGROUND / INTRODUCTION sentence of an abstract recounts what was known (1.6% of SciFact's are gold
+    rationales): "INTRODUCTION Low vitamin D (VD) is associated with … risk of fractures" was scored "direct" (100)
+    for "Vitamin D may reduce fracture risk" on the demo (SciFact doc 9555784, ODC-By 1.0). Its side stays."""
+    assert main(["ingest", str(BACKGROUND)]) == 0
+    capsys.readouterr()
+    assert main(["judge", "Vitamin D may reduce fracture risk", "--paper", "scifact:9555784", "--k", "20",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    (intro,) = [j for j in rows if j["text"].startswith("INTRODUCTION")]
+    assert intro["level"] <= 2 and "may recount earlier work" in intro["rationale"], intro
