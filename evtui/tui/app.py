@@ -160,8 +160,12 @@ class EvtuiApp(App[None]):
 
     @classmethod
     def binding_ids(cls) -> set[str]:
-        classes: list[type] = [cls, *cls.mode_screens().values(), ReaderScreen, AspectBar, RowTable, ConfirmScreen,
-                               AspectEditScreen, HelpScreen]
+        # every class whose keys `?` can list (their ids are what [keymap] takes): the claim verdicts' and the
+        # loading screen's ids were refused as unknown while help showed them
+        from evtui.tui.screens.verdicts import VerdictsScreen
+
+        classes: list[type] = [cls, *cls.mode_screens().values(), ReaderScreen, VerdictsScreen, LoadingScreen,
+                               AspectBar, RowTable, ConfirmScreen, AspectEditScreen, HelpScreen]
         return {b.id for c in classes for b in getattr(c, "BINDINGS", []) if isinstance(b, Binding) and b.id}
 
     @work(thread=True, exclusive=True, group="library")

@@ -117,6 +117,9 @@ class SharedBasket:
 
 # What the app says wherever a read-only library's selection shows (select, the Export screen, quitting).
 NOT_SAVED = "selection not saved: library is read-only"
+# What a library without a paper says where results would be (Search, claim verdicts): the way to fill it.
+EMPTY_LIBRARY = "the library is empty: l opens the Library, where a adds files or folders (PDF, JATS XML, .bib, " \
+    "a Zotero folder…)"
 
 
 class MemoryBasket(SharedBasket):

@@ -24,7 +24,7 @@ from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
 from evtui.tui.base import EvtuiScreen, failure_reason, failure_text
-from evtui.tui.data import judge_cell, judge_lines, light_theme, quoted, short
+from evtui.tui.data import EMPTY_LIBRARY, judge_cell, judge_lines, light_theme, quoted, short
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
@@ -121,6 +121,8 @@ class SearchScreen(EvtuiScreen):
         self._more = False  # the running search fetches more rows of the shown query
         self._resume_focus: Any = None
         self._history_at: int | None = None  # where ↑/↓ are in the query history (None: the text being typed)
+        self.library_empty = False  # the library holds no paper (refresh_papers)
+        self._submitted = ""  # the query bar's text when the running search was asked for
         self._typed = ""
 
     def compose(self) -> ComposeResult:
@@ -209,6 +211,12 @@ class SearchScreen(EvtuiScreen):
             return
         ids = [p.id for p in view.store.papers()]
         self.query_one("#paper", Input).suggester = SuggestFromList(ids, case_sensitive=True)
+        self.library_empty = not ids
+        if self.result is None and self.search_notes in ("", EMPTY_LIBRARY):
+            # a first launch without the demo: say how to fill the library rather than show a blank screen
+            self.show_notes(EMPTY_LIBRARY if self.library_empty else "")
+        elif not self.library_empty and EMPTY_LIBRARY in self.search_notes:  # papers added since that search
+            self.show_notes("; ".join(x for x in self.search_notes.split("; ") if x != EMPTY_LIBRARY))
 
     # -- the query and its aspects -----------------------------------------------------------------
     @on(Input.Changed, "#query")
@@ -335,6 +343,7 @@ class SearchScreen(EvtuiScreen):
             return
         self._searching = True
         self._more = more
+        self._submitted = self.query_one("#query", Input).value
         self.status("loading more…" if more else "searching…")
         self.search_worker(request, keep_row)
 
@@ -417,9 +426,11 @@ class SearchScreen(EvtuiScreen):
             self.generation += 1
         parsed = msg.result.query
         bar = self.query_one(AspectBar)
-        self._chips_text = self.query_one("#query", Input).value
-        bar.set_aspects(parsed.aspects, parsed.mode, edited=bar.edited and "aspects edited by hand" in parsed.notes)
-        self.show_mode(parsed.mode)
+        if self.query_one("#query", Input).value == self._submitted:  # else the chips are the text typed since
+            self._chips_text = self._submitted
+            bar.set_aspects(parsed.aspects, parsed.mode,
+                            edited=bar.edited and "aspects edited by hand" in parsed.notes)
+            self.show_mode(parsed.mode)
         from evtui.honest import honest
 
         checked = honest(msg.result.evidence, parsed.aspects, msg.result.method)
@@ -428,20 +439,27 @@ class SearchScreen(EvtuiScreen):
         self.honest_notes = checked.notes
         self.render_results(keep_row=msg.keep_row)
         n = len(msg.result.evidence)
-        notes = "; ".join(x for x in [*msg.result.notes, *checked.notes]
+        # no hit at all: why, on the notes line (at 80 columns the side pane that also says it is folded away)
+        nothing = [] if n else [EMPTY_LIBRARY if self.library_empty else "no matching sentences"]
+        notes = "; ".join(x for x in [*nothing, *msg.result.notes, *checked.notes]
                           if not x.startswith("mode detected") and "edited" not in x)
         more = " · ↓ more at the end" if n >= self.search_k and self.search_k < MAX_K else ""
         shown = f"{len(self.kept)} of {n}" if len(self.kept) != n else f"{n}"
         self.status(f"{shown} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms{more}")
         self.show_notes(notes)
         table = self.query_one(PagedTable)
+        query = self.query_one("#query", Input)
+        # the user typing the next query meanwhile keeps the query bar: moved to the results, the rest of their
+        # typing ran as keys (space selected, e opened Export)
+        take_focus = not msg.keep_row and not (self.focused is query and query.value != self._submitted)
         if self.rows:
-            if not msg.keep_row:
+            if take_focus:
                 table.focus()
             self.schedule_detail(table.cursor_row)  # after the rows are on screen
         else:
-            self.query_one(TextPane).show(checked.notes[0] if checked.notes and n else "no matching sentences")
-            if not msg.keep_row:
+            self.query_one(TextPane).show(checked.notes[0] if checked.notes and n else
+                                          (nothing or ["no matching sentences"])[0])
+            if take_focus:
                 table.focus()
         self.auto_judge()
 
@@ -783,7 +801,11 @@ class SearchScreen(EvtuiScreen):
 
     # -- actions -----------------------------------------------------------------------------------
     def focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        query = self.query_one("#query", Input)
+        # also where the screen's resume puts focus back (restore_focus runs after this when `/` came from another
+        # screen): else it went back to the results, and the query typed next ran as keys (e: Export, l: Library)
+        self._resume_focus = query
+        query.focus()
 
     def cursor_list(self) -> PagedTable[Evidence]:
         return self.query_one(PagedTable)

@@ -18,6 +18,7 @@ from evtui.errors import EvtuiError
 from evtui.judge.claims import CLAIM_PAPERS
 from evtui.render import safe_text
 from evtui.tui.base import EvtuiScreen
+from evtui.tui.data import EMPTY_LIBRARY
 from evtui.tui.messages import WorkFailed
 from evtui.tui.widgets.keybar import KeyBar
 from evtui.verify.model import default_verifier
@@ -34,14 +35,15 @@ LABEL_WIDTH = 18  # "● no evidence" and the confidence: "▲ supports    0.68"
 
 
 class VerdictsDone(Message):
-    def __init__(self, verdict: ClaimVerdict, seconds: float) -> None:
+    def __init__(self, verdict: ClaimVerdict, seconds: float, *, empty: bool = False) -> None:
         super().__init__()
         self.verdict = verdict
         self.seconds = seconds
+        self.empty = empty  # the library has no paper at all
 
 
 class VerdictsScreen(EvtuiScreen):
-    """Opened with `v` from Search: the query verified paper by paper with the offline verifier (in a worker)."""
+    """Opened with `c` from Search: the query verified paper by paper with the offline verifier (in a worker)."""
 
     FAILURE_TIMEOUT = None
     BINDINGS = [
@@ -85,8 +87,12 @@ class VerdictsScreen(EvtuiScreen):
             return
         t0 = time.perf_counter()
         with self.failures("Verify", lambda exc: str(exc) or type(exc).__name__):
-            verdict = verify_claim(searcher.library, self.claim, papers=self.papers, searcher=searcher)
-            self.post_message(VerdictsDone(verdict, time.perf_counter() - t0))
+            # The library's one DuckDB connection is shared by the workers, which take turns (db_lock): unlocked,
+            # this ran beside the automatic judge and through its switch to read-write that reopens the connection.
+            with self.evtui.db_lock:
+                verdict = verify_claim(searcher.library, self.claim, papers=self.papers, searcher=searcher)
+                empty = not verdict.papers and searcher.library.is_empty()
+            self.post_message(VerdictsDone(verdict, time.perf_counter() - t0, empty=empty))
 
     def work_failed(self, msg: WorkFailed) -> None:
         self.query_one("#verdicts-head", Static).update(safe_text(Text(f"{self.claim}\ncould not verify: "
@@ -104,10 +110,12 @@ class VerdictsScreen(EvtuiScreen):
         ol = self.query_one(OptionList)
         ol.clear_options()
         if not v.papers:
-            ol.add_option(Option(Text("no paper in the library matches this query", style="yellow"), disabled=True))
+            why = EMPTY_LIBRARY if msg.empty else "no paper in the library matches this query"
+            ol.add_option(Option(Text(why, style="yellow"), disabled=True))
             return
         for n, p in enumerate(v.papers):
             ol.add_option(Option(self.paper_prompt(p), id=str(n)))
+        ol.highlighted = 0  # the cursor on the first paper: enter opens the one the user sees chosen
 
     @staticmethod
     def paper_prompt(p: PaperVerdict) -> Table:
