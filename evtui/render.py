@@ -6,7 +6,10 @@ import os
 import re
 from collections.abc import Collection, Sequence
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.text import Text
 
 from evtui.models import Aspect, Span
@@ -166,3 +169,29 @@ def bar(value: float, total: float, width: int, style: str) -> Text:
         out.append(" ▏▎▍▌▋▊▉"[rest], style=style)
     out.append(" " * max(0, width - full - (1 if rest else 0)))
     return out
+
+
+class TailKept:
+    """`text` wrapped to the width it is given, with `tail` after it on its last line when the whole tail fits there,
+    else on a line of its own: a group such as "(P support 0.68 · refute 0.23)" is never split across lines (Rich
+    breaks at any whitespace, a no-break space included, so the group cannot be glued with characters alone)."""
+
+    def __init__(self, text: Text, tail: Text, sep: str = "  ") -> None:
+        self.text = text
+        self.tail = tail
+        self.sep = sep
+
+    def joined(self, console: Console, width: int) -> Text:
+        lines = self.text.wrap(console, max(1, width), justify="left", overflow="fold")
+        last = lines[-1].plain.rstrip() if len(lines) else ""
+        fits = cell_len(last) + len(self.sep) + self.tail.cell_len <= width
+        out = self.text.copy()
+        out.append(self.sep if fits or not self.text.plain else "\n")
+        out.append_text(self.tail)
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.joined(console, options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text + Text(self.sep) + self.tail)

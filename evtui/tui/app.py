@@ -456,23 +456,51 @@ class EvtuiApp(App[None]):
         await self.action_mode(mode)
         await self.run_action(action, self.screen)
 
+    def help_noop(self, node: object, action: str) -> bool:
+        """Whether a generic (id-less) key of Textual's does nothing here, so `?` leaves it out."""
+        if action in ("scroll_left", "scroll_right", "page_left", "page_right"):
+            return not getattr(node, "max_scroll_x", 0)  # a list that wraps its lines never scrolls sideways
+        if action in ("app.focus_next", "app.focus_previous"):
+            return len(self.screen.focus_chain) < 2  # one focusable widget: tab goes nowhere
+        return False
+
     def action_help(self) -> None:
         screen = self.screen
-        ranked: list[tuple[int, tuple[str, str, str]]] = []
-        seen: set[tuple[str, str]] = set()
-        for key, active in screen.active_bindings.items():
-            b = active.binding
-            if not b.description or (b.action, b.description) in seen:
+        active = list(screen.active_bindings.items())
+        # An action evtui binds with an id (the reader's k: cursor_up) also takes the keys a widget binds to it
+        # without one (the list's ↑): one row "k ↑" under the id [keymap] accepts, not a second row with no id.
+        # (Every binding of the chain, a shadowed one too: the reader's home under the list's own home.)
+        # A widget's key that an id'd binding also names (the Library's enter, which the table turns into "open")
+        # joins that row the same way.
+        owner: dict[str, tuple[Binding, int]] = {}
+        owner_of_key: dict[str, tuple[Binding, int]] = {}
+        for node, bindings in screen._modal_binding_chain:
+            for key, b in bindings:
+                if b.id and b.description:
+                    # the screen's own keys first, then evtui's keys of the focused widget, the app's, and last
+                    # the generic keys of Textual's widgets (page up/down, focus next…)
+                    rank = 0 if node is screen else 2 if node is self else 1
+                    owner.setdefault(b.action, (b, rank))
+                    owner_of_key.setdefault(key, (b, rank))
+        hidden = getattr(screen, "HELP_HIDES", frozenset())
+        groups: dict[str, tuple[int, Binding, list[str], list[str]]] = {}
+        for key, a in active:
+            b = a.binding
+            if not b.description:
                 continue
-            seen.add((b.action, b.description))
-            keys = self.get_key_display(b)
-            same = [k for k, a in screen.active_bindings.items() if a.binding.action == b.action and k != key]
-            if same:
-                keys = " ".join([keys, *(self.get_key_display(Binding(k, b.action)) for k in same)])
-            # the screen's own keys first, then evtui's keys of the focused widget, the app's, and last the
-            # generic keys of Textual's widgets (cursor left/right, page left/right…)
-            rank = 3 if not b.id else 0 if active.node is screen else 2 if active.node is self else 1
-            ranked.append((rank, (keys, b.description, b.id or "")))
+            own = owner.get(b.action) or (None if b.id else owner_of_key.get(key))
+            if own is None and (b.action in hidden or self.help_noop(a.node, b.action)):
+                continue  # a generic key that does nothing here (Scroll Left on a list that never scrolls sideways)
+            group = f"id\0{own[0].id}" if own is not None else f"{b.action}\0{b.description}"
+            if group not in groups:
+                rep, rank = own if own is not None else (b, 3)
+                groups[group] = (rank, rep, [], [])
+            rank, rep, keys, merged = groups[group]
+            display = self.get_key_display(b)
+            if display not in keys and display not in merged:
+                (keys if b.id or own is None else merged).append(display)
+        ranked = [(rank, (" ".join(keys + merged), rep.description, rep.id or ""))
+                  for rank, rep, keys, merged in groups.values()]
         if isinstance(screen, SearchScreen):
             ranked.append((0, ("enter", "Search (in the query bar)", "")))
         rows = [row for _rank, row in sorted(ranked, key=lambda r: r[0])]  # stable: each group in its order

@@ -102,6 +102,8 @@ class EvtuiScreen(Screen[None]):
     """The base of the app's screens."""
 
     FAILURE_TIMEOUT: ClassVar[float | None] = 10  # seconds a worker's failure stays up (None: Textual's default)
+    # Generic (id-less) actions of Textual's widgets that do nothing on this screen: `?` leaves them out.
+    HELP_HIDES: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def evtui(self) -> AppServices:

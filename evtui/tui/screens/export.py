@@ -84,6 +84,9 @@ class ExportScreen(EvtuiScreen):
         Binding("n", "toggle_plain", "Plain notes", id="export.plain"),
         Binding("o", "open_paper", "Open paper", id="export.open"),
         Binding("C", "clear", "Clear all", id="export.clear"),
+        # esc in the path field leaves the field, not the screen (as from the Library's fields): it went back to
+        # Search, and the path field kept the focus, so the keys typed on coming back went into the file name
+        Binding("escape", "leave_path", "Out of the path field", show=False, id="export.leave_path"),
     ]
 
     def __init__(self) -> None:
@@ -257,6 +260,14 @@ class ExportScreen(EvtuiScreen):
     def action_toggle_preview(self) -> None:
         self.raw = not self.raw
         self.update_preview()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_path":  # only while the field has the focus; else esc is the app's (back to Search)
+            return self.query_one("#export-path", Input).has_focus
+        return True
+
+    def action_leave_path(self) -> None:
+        self.query_one("#basket", DataTable).focus()
 
     def action_focus_path(self) -> None:
         path = self.query_one("#export-path", Input)

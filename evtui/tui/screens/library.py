@@ -85,7 +85,8 @@ class LibraryScreen(EvtuiScreen):
         Binding("escape", "clear_find", "Clear the find box", show=False, id="library.clear_find"),
         Binding("a", "focus_path", "Add papers", id="library.add"),
         Binding("x,delete", "remove", "Remove paper", id="library.remove"),
-        Binding("o", "open_paper", "Open paper", id="library.open"),
+        # enter on a row opens it too (the table's own enter selects the row: papers_row_selected)
+        Binding("o,enter", "open_paper", "Open paper", id="library.open"),
         Binding("j", "cursor_down", "Down", show=False, id="library.down"),
         Binding("k", "cursor_up", "Up", show=False, id="library.up"),
         Binding("m", "embed", "Embed library", id="library.embed"),
@@ -125,7 +126,10 @@ class LibraryScreen(EvtuiScreen):
     def on_mount(self) -> None:
         self.query_one("#ingest-row").display = False
         self.action_reload()
-        self.query_one("#papers", PagedTable).focus()
+        lib = self.evtui.library
+        # an empty library: focus where the user acts, the field that adds files (unless it cannot be written)
+        empty = not self.papers and self.collection is None and not (lib is not None and lib.read_only)
+        self.query_one("#add-path" if empty else "#papers").focus()
 
     # -- listing -----------------------------------------------------------------------------------
     def action_reload(self) -> None:
@@ -261,6 +265,11 @@ class LibraryScreen(EvtuiScreen):
     def selected_paper(self) -> Paper | None:
         table: PagedTable[Paper] = self.query_one("#papers", PagedTable)
         return table.item_at_cursor()
+
+    @on(PagedTable.RowSelected, "#papers")
+    def papers_row_selected(self, event: PagedTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_paper()  # enter or a click on the chosen row: the paper, as `o`
 
     def action_open_paper(self) -> None:
         p = self.selected_paper()

@@ -25,8 +25,16 @@ class ReaderScreen(EvtuiScreen):
         Binding("y", "copy", "Copy", id="reader.copy"),
         Binding("j", "cursor_down", "Down", show=False, id="reader.down"),
         Binding("k", "cursor_up", "Up", show=False, id="reader.up"),
+        # the list's own home/end/page keys under ids of the reader's, so that `?` lists them rebindable
+        Binding("home", "first", "First sentence", show=False, id="reader.first"),
+        Binding("end", "last", "Last sentence", show=False, id="reader.last"),
+        Binding("pageup", "page_up", "Page up", show=False, id="reader.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="reader.page_down"),
         Binding("escape", "close", "Back", id="reader.back"),
     ]
+
+    # enter (the list's "select") does nothing here, `y` is the reader's copy: neither is listed by `?`
+    HELP_HIDES = frozenset({"select", "screen.copy_text"})
 
     def __init__(self, paper_id: str, parsed: ParsedQuery | None = None, method: str = "",
                  hits: list[Evidence] | None = None, *, focus: str | None = None) -> None:
@@ -206,6 +214,18 @@ class ReaderScreen(EvtuiScreen):
 
     def cursor_list(self) -> OptionList:
         return self.query_one(OptionList)
+
+    def action_first(self) -> None:
+        self.cursor_list().action_first()
+
+    def action_last(self) -> None:
+        self.cursor_list().action_last()
+
+    def action_page_up(self) -> None:
+        self.cursor_list().action_page_up()
+
+    def action_page_down(self) -> None:
+        self.cursor_list().action_page_down()
 
     def action_toggle_select(self) -> None:
         app = self.evtui

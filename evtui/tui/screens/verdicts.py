@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from evtui.errors import EvtuiError
 from evtui.judge.claims import CLAIM_PAPERS
-from evtui.render import safe_text
+from evtui.render import TailKept, safe_text
 from evtui.tui.base import EvtuiScreen
 from evtui.tui.data import EMPTY_LIBRARY
 from evtui.tui.messages import WorkFailed
@@ -129,9 +129,9 @@ class VerdictsScreen(EvtuiScreen):
         head.append(f"  {p.paper_id}", style="cyan")
         grid.add_row(Text.assemble((f"{label:<14}", style), (f"{p.confidence:4.2f}", "dim")), safe_text(head))
         for r in p.rationales:
-            line = Text(r.text)
-            line.append(f"  (P support {r.p_support:.2f} · refute {r.p_refute:.2f})", style="dim")
-            grid.add_row(Text(f"#{r.position}", style="dim", justify="right"), safe_text(line))
+            # the probabilities as one group: at the end of the sentence's last line if whole, else below it
+            odds = Text(f"(P support {r.p_support:.2f} · refute {r.p_refute:.2f})", style="dim")
+            grid.add_row(Text(f"#{r.position}", style="dim", justify="right"), TailKept(safe_text(Text(r.text)), odds))
         if not p.rationales:
             grid.add_row("", Text("mentions the topic; no sentence takes a side", style="dim"))
         return grid
