@@ -93,6 +93,9 @@ def has_full_text(info: Mapping[str, object]) -> bool:
 # How similar (difflib ratio) a sentence of a paper's new version must be to a selected one of the old version for
 # the selection to follow it as the same sentence revised ("by 30%" -> "by 45%"), not another sentence.
 REVISED_SENTENCE = 0.75
+# The share of a stored paper's sentences that a file read from elsewhere must still hold, with its title, to be that
+# paper moved and edited (Library._moved_and_edited) rather than another paper.
+MOVED_EDIT_KEPT = 0.5
 # Formats whose file holds one paper: reading that file again reads that paper again (an edited draft, a PDF
 # replaced by its published version), whatever id the new reading would make (Library._same_files).
 ONE_PAPER_FILES = frozenset({"text", "pdf", "jats", "cord"})
@@ -119,8 +122,10 @@ def _same_title(a: str, b: str) -> bool:
 
 def _gone(path: str | None) -> bool:
     """Whether a stored source file is no longer there. A relative path (stored by an evtui before source paths
-    were made absolute) names no file for sure: never gone."""
-    return bool(path) and os.path.isabs(path or "") and not os.path.exists(path or "")
+    were made absolute) names no file for sure: never gone; nor does one with U+FFFD in it, a file name that was not
+    UTF-8 (an old archive's "caf\xe9.txt"), stored with the replacement character the database needs instead of
+    the byte: its file is there, under a name this string cannot give back."""
+    return bool(path) and os.path.isabs(path or "") and "\ufffd" not in (path or "") and not os.path.exists(path or "")
 
 
 # Reader fixes that leave papers stored before them wrong, checked once per library (Library._check_reads). Bump it
@@ -574,7 +579,7 @@ class Library:
     ) -> IngestReport:
         """`window()` is entered around each batch's writes (and the reads of what is stored that decide them),
         `reads()` around each read between them."""
-        from evtui.ingest import DOC_SKIPPED, discover, iter_papers
+        from evtui.ingest import DOC_SKIPPED, OTHER_KIND, discover, iter_papers
         from evtui.query import extract_abbreviations
 
         t0 = time.perf_counter()
@@ -583,10 +588,19 @@ class Library:
         files, errors = discover(paths, skip=self.config.own_paths())
         # A README or LICENSE beside the papers is expected, not a failure: one note names them.
         docs = [e.path for e in errors if e.reason == DOC_SKIPPED]
-        report.errors.extend(e for e in errors if e.reason != DOC_SKIPPED)
+        others = [e.path for e in errors if e.reason == OTHER_KIND]  # figures, data, code beside the papers: one note
+        report.errors.extend(e for e in errors if e.reason not in (DOC_SKIPPED, OTHER_KIND))
         if docs:
             names = ", ".join(Path(d).name for d in docs[:3]) + (", …" if len(docs) > 3 else "")
             report.notes.append(f"not read as papers: {len(docs)} documentation file(s) ({names})")
+        if others:
+            kinds: dict[str, int] = {}
+            for o in others:
+                kind = Path(o.lower().removesuffix(".gz")).suffix
+                kinds[kind] = kinds.get(kind, 0) + 1
+            counted = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+            listed = ", ".join(f"{n} {kind}" for kind, n in counted[:5]) + (", …" if len(counted) > 5 else "")
+            report.notes.append(f"not read: {len(others)} file(s) of kinds that hold no paper ({listed})")
         # Nothing here grows with the library: stored hashes are looked up per batch (a map of every paper's
         # hash was ~100 MB per million papers), and "already in this run" is a paper stored since the run began.
         with reads():
@@ -598,6 +612,8 @@ class Library:
         batch_sents = 0
         in_batch: set[str] = set()
         digests_checked = False  # stored PDFs from before file_sha256 get theirs once per run, when a PDF comes
+        # ids read a second time in this run with other content (a corpus file with a doc_id twice): not stored
+        twice: list[tuple[str, str]] = []
 
         def flush() -> None:
             nonlocal batch, batch_sents, in_batch, digests_checked
@@ -622,11 +638,14 @@ class Library:
                 titled = self._writes().same_titles(k for k in titles_of.values() if k)
                 todo: list[tuple[ParsedPaper, str]] = []
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
+                winner_of: dict[str, str] = {}  # stub -> the id of the paper that replaces it
                 held: dict[tuple[str, str], tuple[str, dict[str, Any], str]] = {}  # key -> (id, info, format) kept
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
-                        continue  # the same paper earlier in this run (e.g. two benchmark items): first wins
+                        if state[0] != h:  # the same paper earlier in this run (two benchmark items): first wins;
+                            twice.append((paper.id, paper.source_path))  # another text under its id: said
+                        continue
                     if state is not None and state[0] == h:
                         report.unchanged += 1
                         if "reader" in paper.info:  # read again by another reader version, the same: recorded,
@@ -634,9 +653,11 @@ class Library:
                                 paper.id, json.dumps(paper.info, ensure_ascii=False, default=str))
                         continue
                     keys = keys_of.get(paper.id, []) if state is None else []
+                    n_stubs = len(stubs)
                     other = self._same_paper(paper, keys, found, held, stubs, report)
                     if other:
                         continue
+                    winner_of.update(dict.fromkeys(stubs[n_stubs:], paper.id))
                     held.update({k: (paper.id, paper.info, paper.source_format) for k in keys})
                     tkey = titles_of.get(paper.id)
                     if tkey and titled.get(tkey, paper.id) not in (paper.id, *stubs):  # perhaps not a new paper
@@ -654,6 +675,7 @@ class Library:
                     self._write_batch(todo, report, {pid: st[0] for pid, st in stored.items()},
                                       extract_abbreviations)
                 if stubs:
+                    self._follow_to_winners(winner_of, report)
                     self._remove(stubs)  # only stored ones are there to remove
             except Exception as exc:  # noqa: BLE001 - one failed batch must not end the ingest or lose its report
                 # Rolled back, or left 'pending' for recover(): what was stored before is untouched either way.
@@ -711,6 +733,8 @@ class Library:
                         if item.sentences and from_reference(item.info) and not from_reference(batch[i][0].info):
                             batch_sents += len(item.sentences) - len(batch[i][0].sentences)
                             batch[i] = (item, content_hash(item))
+                        elif item.sentences and content_hash(item) != batch[i][1]:
+                            twice.append((item.id, str(path)))
                         continue
                     if not item.sentences:
                         report.errors.append(IngestError(str(path), f"paper {item.id}: no text found"))
@@ -734,6 +758,12 @@ class Library:
             if on_progress:
                 on_progress(progress)
         flush()
+        if twice:
+            ids = ", ".join(dict.fromkeys(pid for pid, _path in twice[:3])) + (", …" if len(twice) > 3 else "")
+            files_of = {Path(path).name for _pid, path in twice}
+            where = f" in {next(iter(files_of))}" if len(files_of) == 1 else ""
+            report.notes.append(f"{len(twice)} paper id(s) came again{where} with other text: the first reading is "
+                                f"kept, the later one not stored ({ids})")
         if not stop:
             with reads():
                 self._note_missing(paths, report)
@@ -782,8 +812,6 @@ class Library:
             " OR (source_format IN (SELECT unnest(?)) AND title IN (SELECT unnest(?))))"
             " ORDER BY added_at DESC, id DESC",
             [[p.id for p, _h in batch], list(paths), list(ONE_PAPER_FILES), list({p.title for p in mine})]).fetchall()
-        if not rows:
-            return batch, fresh
         by_id = {r[0]: r for r in rows}
         by_path: dict[str, list[tuple[Any, ...]]] = {}
         for r in rows:
@@ -802,9 +830,17 @@ class Library:
                 hashes[i] = content_hash(p)
         taken = {p.id for p, _h in batch}
         out: list[tuple[ParsedPaper, str]] = []
+        texts: dict[str, str] = {}  # a text's content whatever its id -> the id of the first file of it in this batch
         for (p, _h0), h in zip(batch, hashes, strict=True):
             if p.source_format not in ONE_PAPER_FILES or not p.source_path:
                 out.append((p, h))
+                continue
+            copy_of = self._copy_of(p, rows, texts, taken)
+            if copy_of is not None:  # "notes (1).md", "notes copy.md": the same text under another name
+                why = f"not added: an identical copy of this file is already in the library as {copy_of}"
+                report.same_paper += 1
+                report.notes.append(f"{p.source_path}: {why}")
+                report.same_paper_notes.append(f"{p.source_path}: {why}")
                 continue
             here = os.path.abspath(p.source_path)
             row = by_id.get(p.id)
@@ -830,11 +866,51 @@ class Library:
                     if moved is not None:  # the same reading, its old file gone: moved or renamed
                         p.id, h = self._rekeyed(p, moved[0], taken)
                         row = moved
+                    elif (edited := self._moved_and_edited(p, rows, taken)) is not None:
+                        report.notes.append(f"{p.source_path}: moved from {edited[1]} and edited; replaces its "
+                                            f"earlier version, {edited[0]}")
+                        p.id, h = self._rekeyed(p, edited[0], taken)
             if row is not None and row[0] == p.id and row[3] == h and row[1] and _gone(row[1]):
                 self._writes().con.execute("UPDATE papers SET source_path = ? WHERE id = ?", [p.source_path, p.id])
                 report.notes.append(f"{p.source_path}: moved from {row[1]}; kept as {p.id}")
             out.append((p, h))
         return out, fresh
+
+    @staticmethod
+    def _copy_of(p: ParsedPaper, rows: Sequence[tuple[Any, ...]], texts: dict[str, str], taken: set[str]) -> str | None:
+        """The id of the paper already stored (or earlier in this batch) from another text file of exactly this
+        content, under another name, whose file is still there (or is read in this batch, moved); None for a paper
+        of its own. A text's id holds its file name, so a copy ("notes (1).md") was a second paper where a copy of a
+        PDF is not. The content is compared whole (content_hash under the other's id), never by the id's short
+        digest alone."""
+        if p.source_format != "text" or not file_derived(p.id) or any(r[0] == p.id for r in rows):
+            return None
+        for r in rows:
+            if (r[2] == "text" and file_derived(r[0]) and r[4] == p.title and r[5] == len(p.sentences)
+                    and r[1] and os.path.abspath(r[1]) != os.path.abspath(p.source_path)
+                    and (r[0] in taken or not _gone(r[1]))
+                    and content_hash(_with_id(p, r[0])) == r[3]):
+                return str(r[0])
+        key = content_hash(_with_id(p, ""))
+        first = texts.setdefault(key, p.id)
+        return first if first != p.id else None
+
+    def _moved_and_edited(self, p: ParsedPaper, rows: Sequence[tuple[Any, ...]],
+                          taken: set[str]) -> tuple[Any, ...] | None:
+        """The stored paper that `p` is a moved (or renamed) and edited version of: one of the same format and title,
+        both ids made from their files, whose file is gone and most of whose sentences `p` still has. Otherwise the
+        edited draft in its new place would be a second paper beside its stale self, both found by every search."""
+        if not file_derived(p.id):
+            return None
+        olds = [r for r in rows if r[2] == p.source_format and r[0] not in taken and file_derived(r[0])
+                and _same_title(r[4], p.title) and _gone(r[1])]
+        if len(olds) != 1:  # none, or several stale copies: which one this is cannot be told
+            return None
+        texts = {s.text for s in p.sentences if not s.is_heading}
+        stored = [t for (t,) in self._writes().con.execute(
+            "SELECT text FROM sentences WHERE paper_id = ? AND NOT is_heading", [olds[0][0]]).fetchall()]
+        kept = sum(t in texts for t in stored)
+        return olds[0] if stored and kept >= MOVED_EDIT_KEPT * len(stored) else None
 
     def _unchanged_pdf(self, path: Path, fmt: str) -> bool:
         """Whether `path` is a PDF stored from this very path, with the same bytes (sha256) and read by this version
@@ -1005,6 +1081,19 @@ class Library:
             report.stored.append(stored.id)
             known[stored.id] = stored.content_hash
         report.sentences += len(sentences)
+
+    def _follow_to_winners(self, winner_of: Mapping[str, str], report: IngestReport) -> None:
+        """Selected sentences of papers about to give way to a better record of the same paper (a PDF reading to its
+        JATS text, a metadata-only entry to its full text) go to the same sentence of that paper, as those of a paper
+        replaced under its own id do, instead of staying behind as "no longer in the library"."""
+        rows, selected = self._selected_rows(list(winner_of))
+        if not rows:
+            return
+        stored = {p for (p,) in self._writes().con.execute(
+            "SELECT id FROM papers WHERE id IN (SELECT unnest(?))", [list(set(winner_of.values()))]).fetchall()}
+        rows = [(*r[:9], winner_of[r[9]], *r[10:]) for r in rows if winner_of.get(r[9]) in stored]
+        if rows:
+            self._settle_selections(rows, selected, self._writes().sentences_of(list({r[9] for r in rows})), report)
 
     def _selected_rows(self, paper_ids: Sequence[str]) -> tuple[list[tuple[Any, ...]], set[str]]:
         """The selection's rows on sentences of these stored papers, before they are replaced (every column, then

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
@@ -15,8 +17,8 @@ from evtui.ingest.sections import section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
-__all__ = ["DOC_SKIPPED", "FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "detect_format", "discover", "iter_papers",
-           "section_kind", "split_sentences"]
+__all__ = ["DOC_SKIPPED", "FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "OTHER_KIND", "detect_format", "discover",
+           "iter_papers", "section_kind", "split_sentences"]
 
 FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text", "pdf",
                             "bibtex", "ris", "csl-json", "zotero")
@@ -29,11 +31,33 @@ _DOC_NAMES = frozenset({"readme", "license", "licence", "copying", "changelog", 
 _DOC_SUFFIXED = re.compile(r"(readme|licen[cs]e|copying)-[a-z0-9-]+(\.(md|txt|rst))?")
 # The reason discover() gives a folder's documentation; the library reports those files as one note, not as errors.
 DOC_SKIPPED = "skipped: documentation file, not a paper"
+# What a folder of papers also holds and no loader reads: figures, data, code, slides, archives, media. Met in a
+# folder they are one note (OTHER_KIND), not a line each saying "unknown format (use --format ...)", as if a
+# --format could read a PNG; named on the command line, detect_format says what the file is.
+_NOT_PAPERS: dict[str, str] = {
+    **dict.fromkeys(("png", "jpg", "jpeg", "gif", "tif", "tiff", "bmp", "svg", "webp", "heic", "eps", "ico"),
+                    "an image"),
+    **dict.fromkeys(("csv", "tsv", "xls", "xlsx", "ods", "sav", "dta", "rds", "rdata", "parquet", "h5", "mat"),
+                    "a data file"),
+    **dict.fromkeys(("ppt", "pptx", "odp", "key"), "a presentation"),
+    **dict.fromkeys(("zip", "tar", "tgz", "7z", "rar", "bz2", "xz", "dmg", "iso", "exe", "msi", "jar"),
+                    "an archive or program"),
+    **dict.fromkeys(("mp3", "mp4", "m4a", "wav", "mov", "avi", "mkv", "flac", "ogg", "webm"), "audio or video"),
+    **dict.fromkeys(("py", "js", "ts", "r", "ipynb", "c", "cpp", "h", "java", "sh", "m", "jl", "css", "sql"),
+                    "source code"),
+}
+# Documents that may well be a paper, in a format evtui does not read: always an error, with what to do.
+_CONVERT_FIRST: dict[str, str] = {
+    **dict.fromkeys(("doc", "docx", "odt", "rtf", "pages"), "a word-processor document"),
+    **dict.fromkeys(("html", "htm", "xhtml", "mhtml", "epub", "djvu"), "a web page or e-book"),
+}
+OTHER_KIND = "skipped: a kind of file that holds no paper"
 # Files an operating system or office suite leaves in any folder (thumbnail caches, folder settings, lock files):
 # never the user's, never worth a line in the report.
 _SYSTEM_NAMES = frozenset({"thumbs.db", "ehthumbs.db", "ehthumbs_vista.db", "desktop.ini", "icon\r"})
 _SYSTEM_PREFIXES = ("~$", ".~lock.")
 _SNIFF = 64 * 1024
+_CONTROL_BYTES = bytes([*range(9), *range(14, 32)])
 # A sentence longer than this is cut into pieces at ingest (with a note), a title cut short: real sentences are
 # well under 5,000 characters, and no search should pay for a megabyte "sentence".
 MAX_SENTENCE_CHARS = 20_000
@@ -44,6 +68,10 @@ MAX_ID_CHARS = 1000
 # The reason given when a loader fails in a way it did not foresee (a bug to report, not a bad file).
 INTERNAL_ERROR = "internal error while reading this file"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# NUL characters (a JSON "\u0000", a stray byte in a converted text): no part of any sentence, and one in an export
+# makes grep, git and editors take the whole Markdown file for binary. Other control characters are stored as they
+# came (a terminal escape is made harmless where text is shown: evtui.render).
+_NUL = re.compile("\x00+")
 # Reading errors of a damaged or disguised file (zlib.error: a gzip stream whose data is garbage).
 _READ_ERRORS = (OSError, EOFError, zlib.error)
 
@@ -59,20 +87,23 @@ def discover(paths: Iterable[str | Path], *, skip: Iterable[Path] = ()) -> tuple
     ingests the folder that holds its data home) is passed over in folders: a database is not a paper."""
     files: list[Path] = []
     errors: list[IngestError] = []
-    skipped = {d.resolve() for d in skip}
+    own = _file_keys(skip)
     for raw in paths:
         p = Path(raw).expanduser()
         if p.is_dir():
-            found = sorted(p.rglob("*"), key=_reading_order)
-            if skipped:
-                found = [f for f in found if not skipped.intersection((f.resolve(), *f.resolve().parents))]
+            found, unreadable = _walk(p, own)
+            errors.extend(unreadable)
             # A Zotero data folder inside: its zotero.sqlite reads the PDFs in storage/ with their records; the
             # rest is Zotero's own (backups, translators, styles, snapshots), and a PDF read bare as well would be
             # parsed twice.
             zotero = {f.parent for f in found if f.name.lower() == "zotero.sqlite" and f.is_file()}
             for f in found:
                 rel = f.relative_to(p)
-                if any(part.startswith(".") for part in rel.parts) or not f.is_file():
+                if any(part.startswith(".") for part in rel.parts):
+                    continue
+                if not f.is_file():
+                    if f.is_symlink() and not f.exists():  # is_file() is False for it too, without saying why
+                        errors.append(IngestError(str(f), _dangling(f)))
                     continue
                 if zotero and f.name.lower() != "zotero.sqlite" and any(d in zotero for d in f.parents):
                     continue
@@ -81,14 +112,95 @@ def discover(paths: Iterable[str | Path], *, skip: Iterable[Path] = ()) -> tuple
                 if _is_documentation(f.name):
                     errors.append(IngestError(str(f), DOC_SKIPPED))
                     continue
+                if _suffix(f) in _NOT_PAPERS:
+                    errors.append(IngestError(str(f), OTHER_KIND))
+                    continue
                 files.append(f)
         elif p.is_file():
             files.append(p)
         elif p.exists():
             errors.append(IngestError(str(p), "not a regular file"))
+        elif p.is_symlink():
+            errors.append(IngestError(str(p), _dangling(p)))
         else:
             errors.append(IngestError(str(p), "no such file or folder"))
     return files, errors
+
+
+def _file_keys(paths: Iterable[Path]) -> set[tuple[int, int]]:
+    """(device, inode) of each path that exists: what names one file or folder whatever the path (or link) to it."""
+    keys: set[tuple[int, int]] = set()
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        keys.add((st.st_dev, st.st_ino))
+    return keys
+
+
+def _walk(root: Path, own: set[tuple[int, int]]) -> tuple[list[Path], list[IngestError]]:
+    """Every entry under `root` that is not a folder, in reading order, and the folders that could not be listed.
+    Linked folders are followed (a reading list of links to other folders is a researcher's way to gather papers;
+    Path.rglob skips them without a word), each real folder once, so a link back up makes no loop; a file reached
+    twice (itself and a link to it) is read once, under its own path where it has one. `own` (the library's own
+    files and folders, by device and inode) is passed over, whatever path leads there."""
+    entries: list[Path] = []
+    errors: list[IngestError] = []
+    seen: set[tuple[int, int]] = set(own)
+
+    def unreadable(exc: OSError) -> None:
+        errors.append(IngestError(str(exc.filename or root), f"folder not read: {exc.strerror or exc}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=True):
+        try:
+            st = os.stat(dirpath)
+        except OSError:
+            dirnames.clear()
+            continue
+        if (st.st_dev, st.st_ino) in seen:  # reached again through a link: listed already
+            dirnames.clear()
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]  # hidden: never read, so never walked
+        entries.extend(Path(dirpath, name) for name in filenames)
+    entries.sort(key=_reading_order)
+    by_file: dict[tuple[int, int], int] = {}
+    out: list[Path] = []
+    for f in entries:
+        try:
+            st = f.stat()
+        except OSError:  # a link to nothing: discover() says why
+            out.append(f)
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in own:
+            continue
+        at = by_file.get(key)
+        if at is None:
+            by_file[key] = len(out)
+            out.append(f)
+        elif out[at].is_symlink() and not f.is_symlink():
+            out[at] = f
+    return out, errors
+
+
+def _dangling(f: Path) -> str:
+    """Why a symbolic link leads to no file: a loop, or a target that does not exist."""
+    try:
+        f.resolve(strict=True)
+    except RuntimeError:
+        return "symbolic link loop: it leads back to itself, not to a file"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop: it leads back to itself, not to a file"
+        return f"broken symbolic link: its target {os.readlink(f)!r} does not exist"
+    return "not a regular file"
+
+
+def _suffix(f: Path) -> str:
+    """The file's extension, lower-cased, without the dot and past a ".gz" ("fig.png.gz": "png")."""
+    return Path(f.name.lower().removesuffix(".gz")).suffix.lstrip(".")
 
 
 def _is_documentation(name: str) -> bool:
@@ -121,12 +233,14 @@ def _utf16_without_bom(head: bytes) -> bool:
 
 
 def _looks_binary(head: bytes) -> bool:
-    if b"\x00" in head[:8192]:
-        return True
+    """Binary content: more than a stray NUL (a text saved by a buggy converter keeps its words; the loader drops
+    the NULs), or many control bytes (compressed or image data has ~9% of them, text next to none)."""
     sample = head[:8192]
     if not sample:
         return False
-    ctrl = sum(1 for b in sample if b < 9 or 13 < b < 32)
+    if sample.count(0) > max(2, len(sample) // 100):
+        return True
+    ctrl = len(sample) - len(sample.translate(None, _CONTROL_BYTES))  # in C: a Python loop was 0.3 ms a file
     return ctrl / len(sample) > 0.05
 
 
@@ -171,6 +285,13 @@ def detect_format(path: Path) -> str:
     binary = _binary_format(path)
     if binary is not None:
         return binary
+    suffix = _suffix(path)
+    if suffix in _CONVERT_FIRST:
+        raise IngestError(str(path), f"{_CONVERT_FIRST[suffix]} (.{suffix}), which evtui does not read: save it as PDF "
+                                     "or plain text and ingest that")
+    if suffix in _NOT_PAPERS:
+        raise IngestError(str(path), f"{_NOT_PAPERS[suffix]} (.{suffix}), not a paper: evtui reads papers as PDF, "
+                                     "JATS/BioC XML, text or Markdown, and the formats listed in the README")
     head = _precheck(path)
     name = path.name.lower().removesuffix(".gz")
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
@@ -284,6 +405,7 @@ def _checked(p: ParsedPaper, path: Path) -> ParsedPaper | IngestError:
                 s.text = _clean(s.text)
             if not (type(s.section_title) is str and s.section_title.isascii()):
                 s.section_title = _clean(s.section_title)
+    _drop_nuls(p)
     if len(p.title) > MAX_TITLE_CHARS:
         p.title = p.title[:MAX_TITLE_CHARS]
         p.notes.append(f"paper {p.id}: title cut to its first {MAX_TITLE_CHARS:,} characters")
@@ -294,6 +416,26 @@ def _checked(p: ParsedPaper, path: Path) -> ParsedPaper | IngestError:
                        "kept")
         del p.sentences[MAX_PAPER_SENTENCES:]
     return p
+
+
+def _drop_nuls(p: ParsedPaper) -> None:
+    """NUL characters out of the title and the sentences (a run between words becomes one space), with a note; a
+    sentence left empty is dropped."""
+    n = 0
+
+    def scrub(text: str) -> str:
+        nonlocal n
+        if "\x00" not in text:
+            return text
+        n += text.count("\x00")
+        return " ".join(_NUL.sub(" ", text).split())
+
+    p.title = scrub(p.title)
+    for s in p.sentences:
+        s.text, s.section_title = scrub(s.text), scrub(s.section_title)
+    if n:
+        p.sentences = [s for s in p.sentences if s.text]
+        p.notes.append(f"paper {p.id}: {n:,} NUL character(s) removed from its text")
 
 
 def _split_long_sentences(p: ParsedPaper) -> None:
