@@ -129,11 +129,9 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     # order concepts and relations by position in the text
     items: list[tuple[float, str, str]] = []
     for i, ch in enumerate(chunks):
-        while len(ch) > 4 and i not in whole:  # long runs of content words: keep pairs together
-            items.append((i, "concept", " ".join(ch[:2])))
-            ch = ch[2:]
-        if ch:
-            items.append((i, "concept", " ".join(ch)))
+        for part in ([ch] if i in whole else _split_run(ch)):
+            if part:
+                items.append((i, "concept", " ".join(part)))
     seen_fam: set[str] = set()
     for at, tok in relations:
         fam = relation_family(tok) or tok.lower()
@@ -171,6 +169,54 @@ exposure infection infections use intake resistance expression vaccine vaccines 
 _ADJ_END = re.compile(r"(al|ic|ive|ous|ary|ar|ine|oid|ial|ed)$", re.I)
 # A classifier with its number names a kind of the next word: "type 2 diabetes", "stage 3 cancer", "grade II glioma".
 _CLASSIFIERS = frozenset("type stage grade class phase".split())
+
+
+# A Title-case word ("National", "Kingdom"): two in a row are one name ("National Cancer Institute", "Skagit County").
+_TITLE = re.compile(r"[A-Z][a-z]+")
+_NEVER = 100.0  # the cost of cutting inside a name: only where no other cut exists
+# Nouns that mostly head a compound with the noun before them ("stem cells", "growth factor", "fatty acids").
+_COMPOUND_HEADS = frozenset("cell cells factor factors acid acids virus system response stress marker markers".split())
+# Nouns with an adjective's ending ("trial last June" is no "trial last"): they bind to the next word no more than
+# any noun does.
+_NOUNS_LIKE_ADJ = frozenset("""trial trials signal signals animal animals interval intervals hospital hospitals
+material materials journal journals potential individual individuals arrival removal approval survival""".split())
+
+
+def _bond(a: str, b: str) -> float:
+    """How costly it is to cut a run of content words between a and b. A name, a classifier with its number (Phase
+    1 trial) and a one-letter part (vitamin D, CD8 T cells) are never cut; an adjective before its noun (endoplasmic
+    reticulum), an adverb before its word (rectally transmitted) and a noun before its head (ACE inhibitor, stem
+    cells) seldom; after a plural (or a verb the word lists miss, "encodes") a phrase most likely ends."""
+    if (_TITLE.fullmatch(a) and _TITLE.fullmatch(b)) or len(b) == 1 or a.lower() in _CLASSIFIERS \
+            or (b.isdigit() and len(b) <= 2):
+        return _NEVER
+    low = a.lower()
+    # not a participle ("-ed"): "government subsidized | domestic tourism program" reads as well as any other cut
+    adjective = len(a) > 4 and bool(_ADJ_END.search(a) or low.endswith(("able", "ible"))) and not low.endswith("ed") \
+        and low not in _HEAD_NOUNS and low not in _NOUNS_LIKE_ADJ
+    if len(a) == 1 or adjective or (len(a) > 4 and low.endswith("ly")) or b.lower() in _HEAD_NOUNS \
+            or b.lower() in _COMPOUND_HEADS:
+        return 3.0
+    if len(a) > 3 and a.endswith("s") and not a.endswith(("ss", "us", "is")):
+        return 0.3
+    return 1.0
+
+
+def _split_run(words: list[str]) -> list[list[str]]:
+    """A long run of content words with no verb the word lists know (more than 4) as pairs, as before, except where
+    a pair's end would cut a stronger bond (`_bond`) than a phrase of 3, 1 or 4 words would: fixed pairs cut names
+    and terms ("National Cancer | Institute …", "general endoplasmic | reticulum stress marker"). A name is never
+    cut: the phrase runs on to its end."""
+    out: list[list[str]] = []
+    while len(words) > 4:
+        cut = [_bond(words[j], words[j + 1]) for j in range(len(words) - 1)]
+        # the first of the weakest: a pair unless it cuts more; a lone word is a weak concept ("different")
+        k = min((2, 3, 1, 4), key=lambda n: cut[n - 1] + (0.5 if n == 1 or n == len(words) - 1 else 0.0))
+        while k < len(words) and cut[k - 1] >= _NEVER:
+            k += 1
+        out.append(words[:k])
+        words = words[k:]
+    return [*out, words] if words else out
 
 
 def _noun_units(words: list[str]) -> list[str]:

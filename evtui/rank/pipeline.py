@@ -16,6 +16,7 @@ import numpy as np
 
 from evtui.backend import build_query
 from evtui.index import Hit
+from evtui.ingest.sections import caption_title
 from evtui.library import Library
 from evtui.models import ParsedQuery, Sentence
 from evtui.query import FILLER, PART_RE, STOPWORDS, Matcher, compile_matcher, stem
@@ -47,6 +48,12 @@ PAPER_PULL = 0  # pulling in 20 or 50 papers raised SciFact R@100 by under a poi
 # 0.75-1.5 are all within 0.006 nDCG@10 of it).
 PAPER_DENSE_WEIGHT = 1.0
 PULL_PER_PAPER = 3
+# A caption's title line ("Table 1: Prediction of in vivo occupancy by HNF1 and HNF4.") names a hypothesis's
+# concepts as densely as any finding, and topped PDF searches for it, yet reports nothing: its relevance (0-1, plus
+# at most the abstract bonus and the paper prior) is lowered by more than that whole range, so it follows every
+# other candidate and is shown only when nothing else is left. No benchmark library holds a caption (JATS and
+# SciFact/Check-COVID/EvidenceBench texts keep none), so this leaves their figures unchanged.
+CAPTION_TITLE_PENALTY = 3.0
 
 
 @dataclass
@@ -421,6 +428,11 @@ class BestRanker:
             relevance = relevance + boost
             # Reported scores stay on the model's scale, and agree with the order.
             scores = scores + boost * (float(np.max(scores)) - float(np.min(scores)))
+        labels = np.array([caption_title(c.sentence.text, c.sentence.section_kind, c.sentence.section_title,
+                                         c.section_index) for c in pool.candidates], dtype=np.float64)
+        if labels.any():  # a caption's title line: after every other candidate, its reported score too
+            relevance = relevance - CAPTION_TITLE_PENALTY * labels
+            scores = scores - CAPTION_TITLE_PENALTY * labels * (float(np.max(scores)) - float(np.min(scores)) or 1.0)
         picked = select(
             relevance, k,
             covered=[{sp.aspect for sp in c.spans} for c in pool.candidates], aspect_weights=weights,
