@@ -49,7 +49,9 @@ _AMOUNT = (r"(?:\d+[-\s](?:day|week|month|year)s?[-\s]old(?![\w-])"  # an age: "
            r"|\d{1,3}(?:,\d{3})+(?![\w,])"  # "1,000 children" was "1" and "000 children"
            r"|(?:two|three|four|five|six|seven|eight|nine|ten|several|many)-?fold(?![\w-])"
            # a count in words ("five of the singers", "up to three hours"); "type two" is kept as a kind
-           r"|(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|"
+           r"|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+           r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|two|three|four|five|six|seven|eight|nine|ten|"
+           r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundreds?|"
            r"thousands?|millions?|dozens?)(?:\s+(?:days?|weeks?|months?|years?|hours?|minutes?))?(?![\w-])"
            # a fraction: "half", "a third" ("the third ventricle" is no amount)
            r"|(?:(?:one|a)[-\s])?half(?![\w-])|(?:one|a)[-\s](?:third|quarter)(?![\w-])"
