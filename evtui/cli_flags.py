@@ -44,7 +44,7 @@ def search_request(args: argparse.Namespace, library: Any) -> SearchRequest:
         raise EvtuiError(f"--k must be at least 1, not {args.k}")
     if args.year_from is not None and args.year_to is not None and args.year_from > args.year_to:
         raise EvtuiError(f"--year-from {args.year_from} is after --year-to {args.year_to}: no paper can match")
-    if args.paper and library.store.paper(args.paper) is None:
+    if args.paper is not None and library.store.paper(args.paper) is None:  # `--paper ""` (an unset $VAR) too
         raise EvtuiError(f"unknown paper {args.paper!r} (`evtui papers` lists the ids)")
     return SearchRequest(args.query, k=args.k, method=args.method or methods.DEFAULT_METHOD, mode=args.mode,
                          filters=Filters(args.paper, args.section, args.year_from, args.year_to),

@@ -125,14 +125,24 @@ def _coerce(name: str, raw: Any, current: Any, where: str) -> Any:
     return raw
 
 
+def home_path(raw: str, where: str) -> Path:
+    """A data home given on the command line (`--home`), checked as EVTUI_HOME is: not empty, not a file."""
+    path: Path = _coerce("home", raw, Path(), where)  # a Path default: checked as a folder path
+    return path
+
+
 def load_config() -> Config:
     cfg = Config()
     path = config_path()
+    if path.is_dir():  # EVTUI_CONFIG=~/.config/evtui: read as a file it failed as "cannot use …: Is a directory"
+        raise EvtuiError(f"config file {path} is a folder: name the file itself, e.g. {path / 'config.toml'}")
     if path.exists():
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise EvtuiError(f"config file {path} is not valid TOML: {exc}") from exc
+        except OSError as exc:  # unreadable (permissions, a broken mount): say which file, not only the errno
+            raise EvtuiError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
         names = sorted(f.name for f in fields(Config) if f.name not in _NOT_KEYS)
         unknown, guessed = [], True
         for key, value in data.items():
