@@ -135,7 +135,15 @@ def test_a_figure_on_the_rankers_training_file_says_in_sample(tmp_path: Path,
                  "--limit", "1", "--no-save"]) == 0
     out = capsys.readouterr()
     assert "in-sample" in out.out and "in-sample: the method's learned model" in out.err
+    # eb3.json's items are training items under another file name: in-sample too; the same items reworded are not
     assert main(["bench", "evidencebench", "--data", str(EB3), "--task", "er-10", "--method", "best",
+                 "--limit", "1", "--no-save"]) == 0
+    assert "in-sample" in capsys.readouterr().out
+    items = json.loads(EB3.read_text())
+    for item in items.values():
+        item["hypothesis"] = "Reworded: " + item["hypothesis"]
+    (fresh := tmp_path / "mine.json").write_text(json.dumps(items))
+    assert main(["bench", "evidencebench", "--data", str(fresh), "--task", "er-10", "--method", "best",
                  "--limit", "1", "--no-save"]) == 0
     other = capsys.readouterr()
     assert "in-sample" not in other.out + other.err

@@ -83,13 +83,17 @@ def test_bad_paths_are_one_line_errors(tmp_path: Path) -> None:
 
 
 def test_runs_csv_says_which_figures_are_in_sample(tmp_path: Path) -> None:
-    # `best` ranks with the shipped model, trained on the EvidenceBench dev set's file: in-sample there only
+    # `best` ranks with the shipped model, trained on the EvidenceBench dev set's file and on eb3.json's items (they
+    # are dev and public-train items): in-sample there, not on hypotheses of the user's own
     dev = {"data": "/data/evidencebench_dev_set.json", "seed": 0}
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps({"mine_1": {"hypothesis": "A hypothesis of the user's own, in no training set."}}))
     runs = [{**_runs()[0], "id": "b1", "method": "best", "parameters": dev},
-            {**_runs()[0], "id": "b2", "method": "best"},  # eb3.json
+            {**_runs()[0], "id": "b2", "method": "best", "parameters": {"data": str(mine)}},
+            {**_runs()[0], "id": "b3", "method": "best"},  # eb3.json: renamed training items
             {**_runs()[0], "id": "m1", "method": "bm25", "parameters": dev}]
     out = tmp_path / "runs.csv"
     csvout.write_runs_csv(out, runs)
     header, *rows = _read(out)
     assert {r[0]: dict(zip(header, r, strict=True))["in_sample"] for r in rows} == {"b1": "yes", "b2": "no",
-                                                                                   "m1": "no"}
+                                                                                   "b3": "yes", "m1": "no"}
