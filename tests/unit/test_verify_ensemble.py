@@ -131,5 +131,6 @@ def test_install_replaces_the_model_files_and_nothing_else(tmp_path: Path, monke
     (folder / "model.json").write_text(json.dumps({"members": [{"file": "adapter-0.safetensors"},
                                                                {"file": "adapter-1.safetensors"}]}))
     tv.install(folder)
+    # the training claims' keys (scripts/training_items.py) are not a model file: kept, as the README is
     assert sorted(p.name for p in resource.iterdir()) == ["README.txt", "adapter-0.safetensors",
-                                                          "adapter-1.safetensors", "model.json"]
+                                                          "adapter-1.safetensors", "model.json", "training_items.txt"]
