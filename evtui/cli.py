@@ -402,9 +402,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
         stats["embedded"] = {"sentences": list(cached_coverage(lib)), "papers": list(paper_vectors.coverage(lib))}
         if args.check:
             stats["consistency"] = lib.check_consistency()
+    broken = args.check and not stats["consistency"]["consistent"]  # not rebuilt: the app holds the library
     if args.json:
-        _emit_json(stats)
-        return 0
+        why = "DuckDB and the index disagree; run `evtui stats --check` again once the app is closed to rebuild"
+        _emit_json({**stats, **({"error": why} if broken else {})})
+        return 1 if broken else 0
     out = Console(emoji=False)
     out.print(f"[bold]library[/] {safe(stats['home'])}")
     out.print(f"papers {stats['papers']:,} · sentences {stats['sentences']:,} · index docs {stats['index_docs']:,}")
@@ -417,7 +419,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
               f"papers' title + abstract{rest}")
     if args.check:
         c = stats["consistency"]
-        out.print("[green]DuckDB and the index agree[/]" if c["consistent"] else f"[red]inconsistent:[/] {safe(c)}")
+        if c.get("repaired"):
+            b = c["before"]
+            out.print(f"[yellow]the search index disagreed with the database[/] ({b['db_sentences']:,} sentences "
+                      f"stored, {b['index_docs']:,} indexed): rebuilt it from the database")
+        if not c["consistent"]:  # only when it could not be rebuilt: the library is open read-only (the app has it)
+            out.print(f"[red]DuckDB and the index disagree[/]: {c['db_sentences']:,} sentences stored, "
+                      f"{c['index_docs']:,} indexed; run `evtui stats --check` again once the app is closed to rebuild")
+            return 1
+        out.print("[green]DuckDB and the index agree[/]")
     return 0
 
 

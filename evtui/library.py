@@ -491,15 +491,32 @@ class Library:
         from evtui.repair import verify_database
 
         verify_database(self.store.con, self.config.home)  # every table read whole: damage is an EvtuiError
+        found = self._consistency()
+        if found["consistent"] or self.read_only:
+            return {**found, "repaired": False}
+        # The index is derived data and DuckDB the source of truth: an index restored from an older backup or
+        # synced from another machine (sentences missing from searches, or removed papers still found) is rebuilt
+        # from it, as the message for a damaged index promises, rather than only listed.
+        self.recover()
+        self.reindex_all()
+        after = self._consistency()
+        n_db, n_ix = len(found["only_in_db"]), len(found["only_in_index"])  # type: ignore[arg-type]
+        self.notes.append(f"the search index disagreed with the database ({found['db_sentences']:,} sentences "
+                          f"stored, {found['index_docs']:,} indexed; {n_db}{'+' if n_db == 20 else ''} missing, "
+                          f"{n_ix}{'+' if n_ix == 20 else ''} extra): rebuilt it from the database")
+        return {**after, "repaired": True, "before": found}
+
+    def _consistency(self) -> dict[str, object]:
         db = self.store.all_sentence_ids()
         ix = self.index.sentence_ids()
+        unfinished = self.store.unfinished()
         return {
-            "consistent": db == ix and not self.store.unfinished(),
+            "consistent": db == ix and not unfinished,
             "db_sentences": len(db),
             "index_docs": len(ix),
             "only_in_db": sorted(db - ix)[:20],
             "only_in_index": sorted(ix - db)[:20],
-            "unfinished_papers": self.store.unfinished(),
+            "unfinished_papers": unfinished,
         }
 
     # -- ingest ----------------------------------------------------------------------------------
@@ -929,7 +946,14 @@ class Library:
             " AND p.source_format = 'pdf' AND p.source_path IN (SELECT unnest(?))"
             " AND json_extract_string(i.info, '$.file_sha256') = ? AND json_extract_string(i.info, '$.reader') = ?"
             " LIMIT 1", [list(_path_forms(str(path))), digest, PDF_READER]).fetchone()
-        return row is not None
+        # or a PDF found before to be a paper stored under another id (its JATS text): the same verdict again
+        return row is not None or self._writes().pdf_reading(digest, PDF_READER) is not None
+
+    def _remember_pdf(self, info: Mapping[str, Any], paper_id: str) -> None:
+        """Record that the bare PDF read with `info` is the stored paper `paper_id` (see _unchanged_pdf)."""
+        digest, reader = info.get("file_sha256"), info.get("reader")
+        if isinstance(digest, str) and digest and isinstance(reader, str) and not from_reference(info):
+            self._writes().remember_pdf_reading(digest, reader, paper_id)
 
     @staticmethod
     def _rekeyed(p: ParsedPaper, stored_id: str, taken: set[str]) -> tuple[str, str]:
@@ -1008,10 +1032,13 @@ class Library:
                     fmt = stored.source_format if stored is not None else ""
                 if fmt == "pdf":
                     stubs.append(other)
+                    self._remember_pdf(info, paper.id)  # the PDF, read again, is this paper: skipped unread
                     report.notes.append(f"{paper.source_path}: the JATS text replaces the PDF reading of {other} (same "
                                         f"{key[0].upper()} {key[1]}), stored as {paper.id}")
                     return None
             report.same_paper += 1
+            if paper.source_format == "pdf":  # the next ingest skips this file unread, as unchanged
+                self._remember_pdf(paper.info, other)
             why = ""
             if full and not has_full_text(paper.info):
                 why = f"{paper.id}: already in the library with its full text, as {other}"

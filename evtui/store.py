@@ -61,6 +61,11 @@ SCHEMA = [
     # How a paper was read (JSON: pages, what was dropped, "full_text": false, Zotero key/collections), in its
     # own table so libraries made before it open unchanged; only papers with something to say have a row.
     """CREATE TABLE IF NOT EXISTS paper_info (paper_id VARCHAR, info VARCHAR)""",
+    # PDFs read and found to be a paper stored under another id (a JATS text of the same DOI, a .bib entry of the
+    # same file): by the file's sha256 and the reader version, so that a re-ingest skips the file unread instead of
+    # parsing it again (a worker process, ~0.3-1 s) to reach the same verdict. A row counts only while its paper
+    # is stored (joined on papers), so a removed paper's PDF is read again and stored on its own.
+    """CREATE TABLE IF NOT EXISTS pdf_readings (sha256 VARCHAR, reader VARCHAR, paper_id VARCHAR)""",
 ]
 
 _SENT_SCHEMA = pa.schema([
@@ -298,6 +303,22 @@ class Store:
                 continue
         return out
 
+    def pdf_reading(self, digest: str, reader: str) -> str | None:
+        """The id of the stored paper a PDF with this sha256, read by this reader version, was found to be; None if
+        it was never read, or its paper is gone. A library opened read-only from before the table: None."""
+        try:
+            row = self.con.execute(
+                "SELECT r.paper_id FROM pdf_readings r JOIN papers p ON p.id = r.paper_id WHERE p.state = 'ready'"
+                " AND r.sha256 = ? AND r.reader = ? LIMIT 1", [digest, reader]).fetchone()
+        except duckdb.CatalogException:
+            return None
+        return str(row[0]) if row else None
+
+    def remember_pdf_reading(self, digest: str, reader: str, paper_id: str) -> None:
+        """Record that the PDF with this sha256, read by this reader version, is the stored paper `paper_id`."""
+        self.con.execute("DELETE FROM pdf_readings WHERE sha256 = ? AND reader = ?", [digest, reader])
+        self.con.execute("INSERT INTO pdf_readings VALUES (?, ?, ?)", [digest, reader, paper_id])
+
     def set_paper_info(self, paper_id: str, info: str) -> None:
         self.con.execute("UPDATE paper_info SET info = ? WHERE paper_id = ?", [info, paper_id])
 
@@ -432,6 +453,8 @@ class Store:
         self.con.execute("BEGIN TRANSACTION")
         try:
             self._delete_rows(ids)
+            # a removed paper's PDFs are no longer "that paper" (a replaced one keeps them: see write_pending)
+            self.con.execute("DELETE FROM pdf_readings WHERE paper_id IN (SELECT unnest(?))", [list(ids)])
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")

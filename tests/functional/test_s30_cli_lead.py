@@ -37,3 +37,25 @@ def test_an_empty_paper_flag_is_an_unknown_paper(papers_ingested: Path, capsys: 
     # `--paper "$PAPER"` with PAPER unset searched the whole library... and returned nothing, without a word
     assert main(["search", "aspirin", "--paper", "", "--json"]) == 2
     assert "unknown paper ''" in json.loads(capsys.readouterr().out)["error"]
+
+
+
+def test_check_says_what_it_rebuilt(papers_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `stats --check` printed the raw consistency dict; now it rebuilds a stale index (an older backup put back)
+    import shutil
+
+    from evtui.config import load_config
+    from evtui.library import Library
+
+    config = load_config()
+    files = sorted(p for p in papers_dir.iterdir() if p.is_file())
+    with Library(config) as lib:
+        lib.ingest(files[:1])
+    shutil.copytree(config.index_path, tmp_path / "backup")
+    with Library(config) as lib:
+        lib.ingest(files[1:])
+    shutil.rmtree(config.index_path)
+    shutil.copytree(tmp_path / "backup", config.index_path)
+    assert main(["stats", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "disagreed with the database" in out and "rebuilt it" in out and "DuckDB and the index agree" in out
