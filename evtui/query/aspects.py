@@ -22,7 +22,9 @@ from evtui.query.terms import (
 # A word (hyphens, apostrophes and slashes inside it), or punctuation that ends a concept: "aspirin | | cancer" and
 # "+aspirin -cancer" name two concepts, not the phrase "aspirin cancer". A sign glued to a word's end stays part of
 # the run (CD4+ T cells).
-_TOKEN = re.compile(r"[^\W_]+(?:[-'’/][^\W_]+)*|[,;:.!?()\[\]{}\"|&<>=~^*`$#@\\]|(?<!\S)[-+–—/]")
+# A chemical's locants stay on its name ("1,25-dihydroxyvitamin D3" was the concepts "1" and "25-dihydroxy…").
+# A bracket inside a chemical's name stays too ("25(OH)D", "1,25(OH)2D3").
+_TOKEN = re.compile(r"\d+(?:,\d+)*\([A-Za-z]{1,4}\)\d*[A-Za-z]*\d*(?![\w(])|(?:\d+(?:,\d+)+-)?[^\W_]+(?:[-'’/][^\W_]+)*|[,;:.!?()\[\]{}\"|&<>=~^*`$#@\\]|(?<!\S)[-+–—/]")
 
 
 # Words that set two arms side by side ("metformin versus placebo", "A vs. B", "A compared with B"): they end a
@@ -35,6 +37,11 @@ _PICO_LABEL = re.compile(r"(?:(?<=^)|(?<=[\s;,.(]))(?:[PICO]|population|patients
 _ABSTRACT_LABEL = re.compile(r"\b(?:BACKGROUND|CONTEXT|INTRODUCTION|OBJECTIVES?|AIMS?|PURPOSE|DESIGN|SETTINGS?|METHODS?|"
                              r"FINDINGS|RESULTS|INTERPRETATION|CONCLUSIONS?|FUNDING|IMPORTANCE|MAIN OUTCOME MEASURES?)"
                              r"\b(?![-/])\s*:?")
+# A citation beside a claim ("(Smith et al., 2019)", "[12]", "[3, 5-7]"): the paper's name, no concept of the claim.
+_CITATION = re.compile(r"[(\[]\s*(?:[A-Z][\w'’-]+(?:\s+(?:et\s+al\.?|and|&)(?:\s+[A-Z][\w'’-]+)?)?,?\s*"
+                       r"(?:19|20)\d\d[a-z]?\s*[;,]?\s*)+[)\]]|\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]")
+# A term in quotes, of two to four words: "…" or ‘…’, or '…' not inside a word (an apostrophe).
+_QUOTED = re.compile(r"[\"“]([^\W\d_][^\"“”]{1,60}?)[\"”]|(?<!\w)['‘]([^\W\d_][^'‘’]{1,60}?)['’](?!\w)")
 # A quantity is no concept ("by 20%", "a 10 mg dose", "2-fold", "half"): a number alone matched any "20" in the
 # library. The words that only qualified it ("approximately 5%", "at least 10 mg", "up to 2-fold") go with it: left
 # behind, "approximately" joined the concept before it ("Caenorhabditis elegans exhibit approximately").
@@ -58,8 +65,18 @@ _AMOUNT = (r"(?:\d+[-\s](?:day|week|month|year)s?[-\s]old(?![\w-])"  # an age: "
            r"|(?:two|three)-(?:thirds|quarters)(?![\w-]))")
 # A bare count is an amount only with a qualifier ("about 30 patients": the qualifier group repeated one or more
 # times, not zero); alone it may be a name's part ("p 53").
-_QUANTITY = re.compile(r"(?<![\w.,/-])(?:" + _QUALIFIER + _AMOUNT + "|" + _QUALIFIER.removesuffix("*")
-                       + r"+\d+(?:[.,·]\d+)?(?![\w.,/-]))", re.I)
+# A statistic reported beside a claim ("(HR 0.8)", "(n = 120)", "p < 0.05", "95% CI 0.70-0.91") and a bare decimal
+# ("0.8"): figures, no concept ("HR 0", "8", "n" and "120" were four). The statistics' names are matched in their
+# own case ("OR 1.5", not "or 5 mg"); a one-letter one only with its sign ("p 53" is a protein).
+_NUM = r"[-−–]?\d+(?:[.·]\d+)?"
+_STAT = (r"(?-i:(?:a|adjusted\s+)?(?:HR|OR|RR|IRR|SMD|WMD|AUC|ICC|VE)\s*[=:<>≤≥]?\s*"
+         r"|(?:p|P|n|N|r|t|F|z|d|MD|RD|CI|I2|I²|R2|R²|χ2|χ²|β|ρ)\s*[=<>≤≥]\s*)"
+         + _NUM + r"(?:\s*(?:[-–]|to)\s*" + _NUM + r")?(?:\s*%)?(?![\w/-]|[.,]\d)"
+         r"|\d+(?:\.\d+)?\s*%\s*(?-i:CI)\s*[:=,]?\s*" + _NUM + r"\s*(?:[-–,]|to)\s*" + _NUM + r"(?![\w/-]|[.,]\d)")
+# tried after an amount, so a decimal with its unit or "times" goes whole ("1.5 percent", "3.57 times")
+_DECIMAL = r"\d+[.·]\d+(?:\s+times)?(?![\w/-]|[.,]\d)"
+_QUANTITY = re.compile(r"(?<![\w.,/-])(?:" + _STAT + "|" + _QUALIFIER + _AMOUNT + "|" + _QUALIFIER.removesuffix("*")
+                       + r"+\d+(?:[.,·]\d+)?(?![\w.,/-])|" + _DECIMAL + ")", re.I)
 # Verbs and adverbs that say how a claim's concepts relate, or how often, without naming a relation to search for
 # ("C. elegans exhibit …", "IL-6 signaling plays a role", "remission occurs", "is rarely observed", "100 mg daily"):
 # they end a concept, as a stopword does ("Caenorhabditis elegans exhibit" was one concept no sentence contains).
@@ -85,6 +102,9 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     body = re.sub(r"^\s*hypothesis\s*:\s*", "", text, flags=re.I)
     body = _PICO_LABEL.sub(" ; ", body)
     body = _ABSTRACT_LABEL.sub(" ; ", body)
+    if cited := [m.group(0) for m in _CITATION.finditer(body)]:
+        body = _CITATION.sub(" ; ", body)
+        notes.append("citations are not searched for: " + ", ".join(cited))
     body, defined, forms = _defined_abbreviations(body)
     if defined:  # the query's own "long form (SF)" first: one concept matched by either name
         abbreviations = {**(abbreviations or {}), **defined}
@@ -92,13 +112,22 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     body = _QUANTITY.sub(lambda m: m.group(0) if _kind_number(body, m) else " , ", body)
     # A defined long form is one concept even with a relation word inside ("fibroblast activation protein (FAP)")
     held = [(m.start(), m.end()) for f in forms for m in re.finditer(re.escape(f), body)]
+    # A short quoted term is one concept too ("the 'hygiene hypothesis'" lost "hypothesis" as filler)
+    # (words only, so a full stop inside the quote stays out; one with a relation word is read as any text is)
+    held += [(m.start(g) + w[0].start(), m.start(g) + w[-1].end()) for m in _QUOTED.finditer(body)
+             if 2 <= len(w := list(_TOKEN.finditer(m.group(g := m.lastindex or 1)))) <= 4 and not any(
+                 t.lower() in STOPWORDS or t.lower() in _HOW_WORDS or stem(t.lower()) in RELATION_VERB_STEMS
+                 or not PART_RE.match(t) for t in (x.group(0) for x in w))]
     whole: set[int] = set()  # chunks that are a defined long form: never split into pairs
     chunks: list[list[str]] = [[]]
     relations: list[tuple[float, str]] = []
     dropped: list[str] = []
     # A stopword in capitals is an abbreviation (NO, ALL) unless the whole query is in capitals.
     capitals = any(c.islower() for c in body)
-    for m in _TOKEN.finditer(body):
+    tokens = list(_TOKEN.finditer(body))
+    # A headline ("Aspirin Reduces Colorectal Cancer") capitalises its verbs too: no word of it is read as a name.
+    headline = all(w[0].isupper() for w in re.findall(r"[^\W\d_]{4,}", body) if w.lower() not in STOPWORDS)
+    for n, m in enumerate(tokens):
         tok = m.group(0)
         low = tok.lower()
         if span := next(((a, b) for a, b in held if a <= m.start() < b), None):
@@ -123,7 +152,7 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             chunks.append([])
             continue
         st = stem(low)
-        if st in RELATION_VERB_STEMS and not tok.isupper():
+        if st in RELATION_VERB_STEMS and not tok.isupper() and (headline or not _in_name(tokens, n)):
             relations.append((len(chunks) - 0.5, tok))  # after the chunk it closes, before the next
             chunks.append([])
             continue
@@ -161,6 +190,16 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             aspects = [Aspect(f"a{i + 1}", u, concept_variants(u, abbreviations), "concept")
                        for i, u in enumerate(units)]
     return aspects
+
+
+def _in_name(tokens: list[re.Match[str]], n: int) -> bool:
+    """Token n is a Title-case word inside a name: after a Title-case word that does not open the query, or before
+    one ("Surveillance, Epidemiology, and End Results", "Cancer Prevention Study"), where "Results" or "Prevention"
+    is no relation."""
+    if not _TITLE.fullmatch(tokens[n].group(0)):
+        return False
+    before = n > 1 and bool(_TITLE.fullmatch(tokens[n - 1].group(0)))
+    return before or (n + 1 < len(tokens) and bool(_TITLE.fullmatch(tokens[n + 1].group(0))))
 
 
 # Nouns that head a unit with the word before them ("ACE inhibitor", "vitamin D deficiency"), and adjective

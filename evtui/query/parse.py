@@ -12,6 +12,8 @@ from evtui.query.aspects import claim_aspects
 from evtui.query.terms import PART_RE, concept_variants, relation_terms
 
 _TRIPLET_PAREN = re.compile(r"^\s*[\(\[]\s*(.+?)\s*[\)\]]\s*$", re.S)
+# An opening bracket never closed, with a comma or bar inside: a triplet whose ")" was not typed.
+_UNCLOSED = re.compile(r"^\s*[\(\[]\s*([^()\[\]]*[,;|][^()\[\]]*?)\s*$", re.S)
 _HEDGE = re.compile(
     r"(^\s*(hypothesis\s*:|we\s+hypothesi[sz]e|it\s+is\s+hypothesi[sz]ed|does|do|is|are|can|could|whether)\b)"
     r"|\b(may|might|could|whether|possibly|potentially|hypothesi[sz]e[sd]?)\b|\?\s*$",
@@ -20,6 +22,15 @@ _HEDGE = re.compile(
 # Control characters, and lone surrogates (a command-line argument that was not valid UTF-8 arrives with them):
 # neither can be encoded for the tokenizers, the seeded random draw or the terminal.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]")
+# A terminal's escape sequences, as a query copied from coloured output carries them ("\x1b[31maspirin\x1b[0m"):
+# removed whole, or their parameters ("[31m") were read as a concept; C1 controls (\x80-\x9f) with them.
+_ESCAPE = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+                     r"|\x1b[ -/]*[0-~]|[\x80-\x9f]")
+# An identifier pasted as a query names a paper, not a finding: searched, "10.1056/NEJMoa1215490" was the concepts
+# "10" and "1056/NEJMoa1215490", and ranked sentences that hold neither.
+_IDENTIFIER = re.compile(r"^\s*(?:(?P<doi>(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?10\.\d{4,9}/\S+)"
+                         r"|(?P<pmid>PMID:?\s*\d{1,9})|(?P<pmc>PMCID:?\s*PMC\d+|PMC\d{4,})"
+                         r"|(?P<url>https?://\S+))\s*$", re.I)
 MAX_QUERY_CHARS = 2000
 # A query of stopwords and filler alone parses to no aspect: searched, it matched any sentence at all (and a paper
 # "refuted" "the of and"), so it finds nothing and says why.
@@ -38,11 +49,44 @@ class CommonWordsOnly(QueryError):
         self.parsed = parsed
 
 
+def _split_top(text: str, sep: str) -> list[str]:
+    """`text` split at each `sep` outside brackets, and, for a comma, not between two digits: a chemical's locants
+    ("1,25-dihydroxyvitamin D3") and an aside ("IL-6 (interleukin, 6)") stay in their part."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        elif ch == sep and depth == 0 and not (sep == "," and 0 < i < len(text) - 1 and text[i - 1].isdigit()
+                                               and text[i + 1].isdigit()):
+            parts.append(text[start:i])
+            start = i + 1
+    return [p.strip() for p in [*parts, text[start:]]]
+
+
+def _balanced(part: str) -> str:
+    """A part without the closing brackets it never opened ("(a, b, c))" gave the tail "c)")."""
+    while part and part[-1] in ")]" and part.count(part[-1]) > part.count("(" if part[-1] == ")" else "["):
+        part = part[:-1].rstrip()
+    return part
+
+
+def _inner(text: str) -> tuple[str, bool] | None:
+    """What a bracketed triplet holds, and whether its closing bracket is missing ("(aspirin, reduce, cancer")."""
+    if m := _TRIPLET_PAREN.match(text):
+        return m.group(1), False
+    m = _UNCLOSED.match(text)
+    return (m.group(1), True) if m else None
+
+
 def _triplet_parts(text: str) -> list[str] | None:
-    m = _TRIPLET_PAREN.match(text)
-    if m:  # (head, relation, tail), or (head | relation | tail) in brackets
-        inner = m.group(1)
-        parts = [p.strip() for p in inner.split("|" if inner.count("|") == 2 and "," not in inner else ",")]
+    inner = _inner(text)
+    if inner is not None:  # (head, relation, tail), or (head | relation | tail) in brackets
+        body = inner[0]
+        # bars, else commas, else semicolons ("(aspirin; reduce; colorectal cancer)")
+        parts = next((p for sep in "|,;" if len(p := _split_top(body, sep)) == 3), _split_top(body, ","))
+        parts = [_balanced(p) for p in parts]
         if len(parts) == 3 and all(parts):
             return parts
         return None
@@ -55,10 +99,10 @@ def _triplet_parts(text: str) -> list[str] | None:
 
 def _empty_slot(text: str) -> bool:
     """Written as a triplet, but with a part left empty ("(aspirin, , cancer)", "aspirin | | cancer")."""
-    m = _TRIPLET_PAREN.match(text)
-    inner = m.group(1) if m else text
-    sep = "|" if inner.count("|") == 2 else "," if m and inner.count(",") == 2 else None
-    return sep is not None and not all(p.strip() for p in inner.split(sep))
+    inner = _inner(text)
+    body = inner[0] if inner else text
+    sep = "|" if body.count("|") == 2 else "," if inner and len(_split_top(body, ",")) == 3 else None
+    return sep is not None and not all(p.strip() for p in _split_top(body, sep))
 
 
 def detect_mode(text: str) -> str:
@@ -71,12 +115,21 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
     if not isinstance(text, str):
         raise QueryError("the query must be text")
     notes: list[str] = []
-    clean = _CONTROL.sub(" ", text).strip()
+    clean = _CONTROL.sub(" ", _ESCAPE.sub("", text)).strip()
+    if m := _IDENTIFIER.match(clean):
+        kind = "a DOI" if m.group("doi") else "a PMID" if m.group("pmid") else "a PMC id" if m.group("pmc") \
+            else "a web address"
+        raise QueryError(f"{clean[:80]!r} is {kind}, which names a paper, not a finding: search for what it says "
+                         "(a claim, a hypothesis or a (head, relation, tail) triplet); find the paper in the "
+                         "Library (key l, or `evtui papers`)")
     pasted = len(clean)
     if pasted > MAX_QUERY_CHARS:
         clean = clean[:MAX_QUERY_CHARS]
         notes.append(f"query truncated to its first {MAX_QUERY_CHARS} characters")
     if not PART_RE.search(clean):
+        if _inner(clean):  # "(,,)", "( | | )": a triplet's frame with nothing in it
+            raise QueryError("a triplet needs all three parts: (head, relation, tail), e.g. "
+                             "(aspirin, reduce, colorectal cancer)")
         raise QueryError("empty query: type a hypothesis, a claim or a (head, relation, tail) triplet")
     if mode in (None, "", "auto"):
         mode = detect_mode(clean)
@@ -84,6 +137,11 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
         if mode != "triplet" and _empty_slot(clean):
             notes.insert(1, "a triplet needs all three parts (head, relation, tail): searched as a claim of the "
                             "parts given")
+        elif (inner := _inner(clean)) and inner[1]:  # "(aspirin, reduce, cancer" with its ")" never typed
+            bracket = ")" if clean.lstrip()[0] == "(" else "]"
+            notes.insert(1, f"the triplet lacks its closing {bracket!r}: " + (
+                "read as (" + ", ".join(_triplet_parts(clean) or []) + ")" if mode == "triplet" else
+                "a triplet needs three parts (head, relation, tail); searched as a claim of the parts given"))
     elif mode not in QUERY_MODES:
         raise QueryError(f"unknown mode {mode!r}; choose one of: auto, {', '.join(QUERY_MODES)}")
     if mode == "triplet":
@@ -166,7 +224,8 @@ def no_claim(parsed: ParsedQuery) -> str:
     if parsed.mode == "triplet":
         return ""
     text = parsed.text
-    if m := _OPEN_QUESTION.match(text):
+    # "WHO Growth Standards …" names the organisation: a wh-word in capitals asks nothing (unless all is capitals)
+    if (m := _OPEN_QUESTION.match(text)) and not (m.group("wh").isupper() and any(c.islower() for c in text)):
         return f"an open question (“{m.group('wh').capitalize()} …”)"
     if _FINITE.search(text) or any(a.role == "relation" for a in parsed.aspects):
         return ""
