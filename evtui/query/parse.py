@@ -127,7 +127,7 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
         clean = clean[:MAX_QUERY_CHARS]
         notes.append(f"query truncated to its first {MAX_QUERY_CHARS} characters")
     if not PART_RE.search(clean):
-        if _inner(clean):  # "(,,)", "( | | )": a triplet's frame with nothing in it
+        if (inner := _inner(clean)) and re.search(r"[,;|]", inner[0]):  # "(,,)", "( | | )": a triplet's empty frame
             raise QueryError("a triplet needs all three parts: (head, relation, tail), e.g. "
                              "(aspirin, reduce, colorectal cancer)")
         raise QueryError("empty query: type a hypothesis, a claim or a (head, relation, tail) triplet")
