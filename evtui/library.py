@@ -671,7 +671,8 @@ class Library:
                         continue
                     keys = keys_of.get(paper.id, []) if state is None else []
                     n_stubs = len(stubs)
-                    other = self._same_paper(paper, keys, found, held, stubs, report)
+                    other = self._same_paper(paper, keys, found, held, stubs, report,
+                                             {q.id: q.source_path for q, _h in batch})
                     if other:
                         continue
                     winner_of.update(dict.fromkeys(stubs[n_stubs:], paper.id))
@@ -946,14 +947,15 @@ class Library:
             " AND p.source_format = 'pdf' AND p.source_path IN (SELECT unnest(?))"
             " AND json_extract_string(i.info, '$.file_sha256') = ? AND json_extract_string(i.info, '$.reader') = ?"
             " LIMIT 1", [list(_path_forms(str(path))), digest, PDF_READER]).fetchone()
-        # or a PDF found before to be a paper stored under another id (its JATS text): the same verdict again
-        return row is not None or self._writes().pdf_reading(digest, PDF_READER) is not None
+        # or this file, found before to be a paper stored under another id (its JATS text): the same verdict again
+        return row is not None or \
+            self._writes().pdf_reading(digest, PDF_READER, list(_path_forms(str(path)))) is not None
 
-    def _remember_pdf(self, info: Mapping[str, Any], paper_id: str) -> None:
-        """Record that the bare PDF read with `info` is the stored paper `paper_id` (see _unchanged_pdf)."""
+    def _remember_pdf(self, info: Mapping[str, Any], paper_id: str, path: str | None) -> None:
+        """Record that the bare PDF at `path` read with `info` is the stored paper `paper_id` (see _unchanged_pdf)."""
         digest, reader = info.get("file_sha256"), info.get("reader")
-        if isinstance(digest, str) and digest and isinstance(reader, str) and not from_reference(info):
-            self._writes().remember_pdf_reading(digest, reader, paper_id)
+        if isinstance(digest, str) and digest and isinstance(reader, str) and path and not from_reference(info):
+            self._writes().remember_pdf_reading(digest, reader, paper_id, os.path.abspath(path))
 
     @staticmethod
     def _rekeyed(p: ParsedPaper, stored_id: str, taken: set[str]) -> tuple[str, str]:
@@ -993,7 +995,7 @@ class Library:
 
     def _same_paper(self, paper: ParsedPaper, keys: list[tuple[str, str]],
                     found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, dict[str, Any], str]],
-                    stubs: list[str], report: IngestReport) -> str | None:
+                    stubs: list[str], report: IngestReport, batch_paths: Mapping[str, str] | None = None) -> str | None:
         """The id of the paper already kept under another id with one of `paper`'s identifiers (a PDF of a JATS
         paper: its DOI; a PDF that a .bib entry also links: its file), noted and counted; None to store `paper`.
         The better record wins instead when `paper` is one: a full text over a metadata-only entry, and a reference
@@ -1032,13 +1034,16 @@ class Library:
                     fmt = stored.source_format if stored is not None else ""
                 if fmt == "pdf":
                     stubs.append(other)
-                    self._remember_pdf(info, paper.id)  # the PDF, read again, is this paper: skipped unread
+                    # the PDF, read again there, is this paper: skipped unread (stored, or read in this same batch)
+                    pdf = self._writes().paper(other)
+                    self._remember_pdf(info, paper.id, pdf.source_path if pdf is not None else
+                                       (batch_paths or {}).get(other))
                     report.notes.append(f"{paper.source_path}: the JATS text replaces the PDF reading of {other} (same "
                                         f"{key[0].upper()} {key[1]}), stored as {paper.id}")
                     return None
             report.same_paper += 1
             if paper.source_format == "pdf":  # the next ingest skips this file unread, as unchanged
-                self._remember_pdf(paper.info, other)
+                self._remember_pdf(paper.info, other, paper.source_path)
             why = ""
             if full and not has_full_text(paper.info):
                 why = f"{paper.id}: already in the library with its full text, as {other}"

@@ -61,11 +61,11 @@ SCHEMA = [
     # How a paper was read (JSON: pages, what was dropped, "full_text": false, Zotero key/collections), in its
     # own table so libraries made before it open unchanged; only papers with something to say have a row.
     """CREATE TABLE IF NOT EXISTS paper_info (paper_id VARCHAR, info VARCHAR)""",
-    # PDFs read and found to be a paper stored under another id (a JATS text of the same DOI, a .bib entry of the
-    # same file): by the file's sha256 and the reader version, so that a re-ingest skips the file unread instead of
-    # parsing it again (a worker process, ~0.3-1 s) to reach the same verdict. A row counts only while its paper
-    # is stored (joined on papers), so a removed paper's PDF is read again and stored on its own.
-    """CREATE TABLE IF NOT EXISTS pdf_readings (sha256 VARCHAR, reader VARCHAR, paper_id VARCHAR)""",
+    # PDFs read and found to be a paper stored under another id (a JATS text of the same DOI): by the file's path,
+    # sha256 and the reader version, so that re-ingesting the folder skips the file unread instead of parsing it again
+    # (a worker process, ~0.3-1 s) to reach the same verdict; a copy elsewhere is read and reported as before. A row
+    # counts only while its paper is stored (joined on papers), so a removed paper's PDF is read again.
+    """CREATE TABLE IF NOT EXISTS pdf_seen (sha256 VARCHAR, reader VARCHAR, paper_id VARCHAR, path VARCHAR)""",
 ]
 
 _SENT_SCHEMA = pa.schema([
@@ -303,21 +303,23 @@ class Store:
                 continue
         return out
 
-    def pdf_reading(self, digest: str, reader: str) -> str | None:
-        """The id of the stored paper a PDF with this sha256, read by this reader version, was found to be; None if
-        it was never read, or its paper is gone. A library opened read-only from before the table: None."""
+    def pdf_reading(self, digest: str, reader: str, paths: Sequence[str]) -> str | None:
+        """The id of the stored paper the PDF at one of `paths` (the forms of one path) with this sha256, read by this
+        reader version, was found to be; None if it was never read there, or its paper is gone. A library opened
+        read-only from before the table: None."""
         try:
             row = self.con.execute(
-                "SELECT r.paper_id FROM pdf_readings r JOIN papers p ON p.id = r.paper_id WHERE p.state = 'ready'"
-                " AND r.sha256 = ? AND r.reader = ? LIMIT 1", [digest, reader]).fetchone()
+                "SELECT r.paper_id FROM pdf_seen r JOIN papers p ON p.id = r.paper_id WHERE p.state = 'ready'"
+                " AND r.sha256 = ? AND r.reader = ? AND r.path IN (SELECT unnest(?)) LIMIT 1",
+                [digest, reader, list(paths)]).fetchone()
         except duckdb.CatalogException:
             return None
         return str(row[0]) if row else None
 
-    def remember_pdf_reading(self, digest: str, reader: str, paper_id: str) -> None:
-        """Record that the PDF with this sha256, read by this reader version, is the stored paper `paper_id`."""
-        self.con.execute("DELETE FROM pdf_readings WHERE sha256 = ? AND reader = ?", [digest, reader])
-        self.con.execute("INSERT INTO pdf_readings VALUES (?, ?, ?)", [digest, reader, paper_id])
+    def remember_pdf_reading(self, digest: str, reader: str, paper_id: str, path: str) -> None:
+        """Record that the PDF at `path` with this sha256, read by this reader version, is the stored paper `paper_id`."""
+        self.con.execute("DELETE FROM pdf_seen WHERE sha256 = ? AND reader = ? AND path = ?", [digest, reader, path])
+        self.con.execute("INSERT INTO pdf_seen VALUES (?, ?, ?, ?)", [digest, reader, paper_id, path])
 
     def set_paper_info(self, paper_id: str, info: str) -> None:
         self.con.execute("UPDATE paper_info SET info = ? WHERE paper_id = ?", [info, paper_id])
@@ -454,7 +456,7 @@ class Store:
         try:
             self._delete_rows(ids)
             # a removed paper's PDFs are no longer "that paper" (a replaced one keeps them: see write_pending)
-            self.con.execute("DELETE FROM pdf_readings WHERE paper_id IN (SELECT unnest(?))", [list(ids)])
+            self.con.execute("DELETE FROM pdf_seen WHERE paper_id IN (SELECT unnest(?))", [list(ids)])
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")

@@ -52,7 +52,7 @@ def test_the_pdf_is_read_again_when_the_reader_or_the_stored_paper_changes(tmp_p
         lib.ingest([folder])
         lib.ingest([folder])
         # as if recorded by an older reader version, which may have read it otherwise: read again
-        lib.store.con.execute("UPDATE pdf_readings SET reader = 'old'")
+        lib.store.con.execute("UPDATE pdf_seen SET reader = 'old'")
         newer = lib.ingest([folder])
         assert (newer.same_paper, newer.unchanged) == (1, 1)
         assert any("already in the library as PMC6398430" in n for n in newer.notes)
