@@ -94,6 +94,7 @@ class ExportScreen(EvtuiScreen):
         self.items: list[Selected] = []
         self.raw = False
         self._loaded = False
+        self._left_mode = False  # suspended by a switch to another mode, not by a dialog on top
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -120,9 +121,19 @@ class ExportScreen(EvtuiScreen):
         self.call_after_refresh(self.reload)
         self.query_one("#basket", DataTable).focus()
 
+    def on_screen_suspend(self) -> None:
+        # Handled after the switch: left for another mode (ctrl+p, a mode key) when this screen is no longer on the
+        # current stack; a dialog or the reader pushed over it keeps it there.
+        self._left_mode = self not in self.app.screen_stack
+
     def on_screen_resume(self) -> None:
         if self._loaded:
             self.reload()
+        if self._left_mode:
+            # back from another mode: the list takes the keys, not the path field they would be typed into
+            self._left_mode = False
+            if isinstance(self.focused, Input):
+                self.query_one("#basket", DataTable).focus()
 
     def fit_layout(self) -> None:
         """Below STACKED_BELOW columns the list sits over the preview (CSS above), each as wide as the screen."""

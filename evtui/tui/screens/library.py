@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Header, Input, ProgressBar, Static
+from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from evtui.library import IngestProgress
@@ -34,6 +34,7 @@ from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets import PagedTable
 from evtui.tui.widgets.keybar import KeyBar
+from evtui.tui.widgets.runbar import RunBar
 
 # The table's columns fit the terminal: the title takes what the others leave, and on a narrow terminal the least
 # useful columns go first (in this order) while the title would get fewer than TITLE_MIN columns (or a third).
@@ -118,7 +119,7 @@ class LibraryScreen(EvtuiScreen):
                         suggester=PathSuggester())
             yield Input(placeholder="find: title or id (f)", id="find")
         with Vertical(id="ingest-row"):
-            yield ProgressBar(id="ingest-bar", show_eta=True)
+            yield RunBar(id="ingest-bar", show_eta=True)
             yield Static(id="ingest-text")
         yield PagedTable(id="papers", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
@@ -312,8 +313,7 @@ class LibraryScreen(EvtuiScreen):
             return
         self.ingesting = True
         self.query_one("#ingest-row").display = True
-        bar = self.query_one("#ingest-bar", ProgressBar)
-        bar.update(total=None, progress=0)
+        self.query_one("#ingest-bar", RunBar).start()
         self.query_one("#ingest-text", Static).update(f"reading {path.name}…")
         # the list takes the keys while it reads: a letter meant for it (f, x, l back here) is not typed in the path
         self.query_one("#papers", PagedTable).focus()
@@ -343,7 +343,7 @@ class LibraryScreen(EvtuiScreen):
             self.post_message(IngestFinished(report))
 
     def on_ingest_step(self, msg: IngestStep) -> None:
-        bar = self.query_one("#ingest-bar", ProgressBar)
+        bar = self.query_one("#ingest-bar", RunBar)
         bar.update(total=msg.files_total or None, progress=msg.files_done)
         name = short(os.path.basename(msg.current), 40)
         self.query_one("#ingest-text", Static).update(
@@ -352,8 +352,8 @@ class LibraryScreen(EvtuiScreen):
     def on_ingest_finished(self, msg: IngestFinished) -> None:
         self.ingesting = False
         r = msg.report
-        bar = self.query_one("#ingest-bar", ProgressBar)
-        bar.update(total=max(1, r.files), progress=max(1, r.files))
+        # all files failed, or some: not a plain "done" (the reasons follow as notifications)
+        self.query_one("#ingest-bar", RunBar).finish(r.seconds, note=f"{len(r.errors)} not loaded" if r.errors else "")
         same = f", {r.same_paper} already stored under another id" if r.same_paper else ""
         summary = (f"{r.added} added, {r.replaced} replaced, {r.unchanged} unchanged{same} · {r.sentences:,} sentences "
                    f"from {r.files} file(s) in {r.seconds:.1f}s")
@@ -374,6 +374,7 @@ class LibraryScreen(EvtuiScreen):
         if msg.what == "Embed":
             self.embedding = False
             self.refresh_bindings()
+        self.query_one("#ingest-bar", RunBar).fail()
         self.query_one("#ingest-text", Static).update(Text(msg.reason, style="red"))
 
     # -- embedding ---------------------------------------------------------------------------------
@@ -394,7 +395,7 @@ class LibraryScreen(EvtuiScreen):
         self._stop_embedding.clear()
         self._embed_papers = (0, 0)
         self.query_one("#ingest-row").display = True
-        self.query_one("#ingest-bar", ProgressBar).update(total=None, progress=0)
+        self.query_one("#ingest-bar", RunBar).start()
         self.query_one("#ingest-text", Static).update("finding the sentences without an embedding…")
         self.embed_worker()
 
@@ -439,7 +440,7 @@ class LibraryScreen(EvtuiScreen):
             self.post_message(EmbedFinished(n, seen[1], False, time.perf_counter() - t0))
 
     def on_embed_progress(self, msg: EmbedProgress) -> None:
-        self.query_one("#ingest-bar", ProgressBar).update(total=msg.total or None, progress=msg.done)
+        self.query_one("#ingest-bar", RunBar).update(total=msg.total or None, progress=msg.done)
         self.query_one("#ingest-text", Static).update(
             f"embedding {msg.done:,}/{msg.total:,} papers (title + abstract, for best's paper channel; c cancels)"
             if msg.what == "papers" else
@@ -449,6 +450,10 @@ class LibraryScreen(EvtuiScreen):
         self.embedding = False
         self.refresh_bindings()
         text = embed_summary(msg, *self._embed_papers)
+        if msg.cancelled:
+            self.query_one("#ingest-bar", RunBar).finish(msg.seconds, "cancelled", complete=False)
+        else:
+            self.query_one("#ingest-bar", RunBar).finish(msg.seconds)
         self.query_one("#ingest-text", Static).update(text)
         self.notify(text, title="Embed")
 

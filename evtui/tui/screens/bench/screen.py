@@ -214,6 +214,8 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_csv":  # only while the CSV row is open: else escape is the app's "back"
             return self.is_mounted and bool(self.query_one("#csv-row").display)
+        if action == "cancel":  # on the bar only while there is a sweep to cancel, as the Library's embedding
+            return self.running
         tab = self.TAB_ACTIONS.get(action)
         if tab is None or not self.is_mounted:
             return True

@@ -334,6 +334,7 @@ class SweepTab(BenchTab):
         self.query_one("#sweep-results", DataTable).clear()
         self.query_one("#sweep-legend", Static).display = False  # shown again by a run of this sweep that needs it
         self.running = True
+        self.refresh_bindings()  # `c` cancels now
         self.sweep_started = time.monotonic()
         self.query_one("#cancel", Button).disabled = False
         self.query_one("#run", Button).disabled = True
@@ -523,6 +524,7 @@ class SweepTab(BenchTab):
 
     def on_sweep_finished(self, msg: SweepFinished) -> None:
         self.running = False
+        self.refresh_bindings()
         self.query_one("#cancel", Button).disabled = True
         self.query_one("#run", Button).disabled = False
         text = self.query_one("#sweep-text", Static)
