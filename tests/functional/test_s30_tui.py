@@ -7,6 +7,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import Input, OptionList, Static
 from tui_pilot import focus_results, library_screen, messages, run, search, started, until
@@ -69,19 +70,25 @@ def test_no_match_is_said_on_a_narrow_terminal(papers_ingested: Path) -> None:
     run(flow)
 
 
+async def verdicts_of(app: Any, pilot: Any, claim: str) -> VerdictsScreen:
+    """Search `claim`, press c, and wait for the claim verdicts to fill."""
+    await search(app, pilot, claim, method="bm25")
+    await focus_results(app, pilot)
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, VerdictsScreen), "the verdicts screen")
+    screen = app.screen
+    assert isinstance(screen, VerdictsScreen)
+    await until(pilot, lambda: screen.verdict is not None, "the verdicts", timeout=60)
+    await pilot.pause()
+    return screen
+
+
 def test_claim_verdicts_show_a_cursor_on_the_first_paper(papers_ingested: Path) -> None:
     """The list of papers filled with no paper highlighted: enter opened one the user could not see chosen."""
 
     async def flow() -> None:
         async with started(NARROW) as (app, pilot):
-            await search(app, pilot, "Aspirin reduces the incidence of colorectal cancer", method="bm25")
-            await focus_results(app, pilot)
-            await pilot.press("c")
-            await until(pilot, lambda: isinstance(app.screen, VerdictsScreen), "the verdicts screen")
-            screen = app.screen
-            assert isinstance(screen, VerdictsScreen)
-            await until(pilot, lambda: screen.verdict is not None, "the verdicts", timeout=60)
-            await pilot.pause()
+            screen = await verdicts_of(app, pilot, "Aspirin reduces the incidence of colorectal cancer")
             assert screen.verdict is not None and screen.verdict.papers
             ol = screen.query_one(OptionList)
             assert ol.highlighted == 0 and app.focused is ol
@@ -92,14 +99,7 @@ def test_claim_verdicts_show_a_cursor_on_the_first_paper(papers_ingested: Path) 
 def test_claim_verdicts_on_an_empty_library_say_why() -> None:
     async def flow() -> None:
         async with started(NARROW) as (app, pilot):
-            await search(app, pilot, "aspirin reduces colorectal cancer", method="bm25")
-            await focus_results(app, pilot)
-            await pilot.press("c")
-            await until(pilot, lambda: isinstance(app.screen, VerdictsScreen), "the verdicts screen")
-            screen = app.screen
-            assert isinstance(screen, VerdictsScreen)
-            await until(pilot, lambda: screen.verdict is not None, "the verdicts", timeout=60)
-            await pilot.pause()
+            screen = await verdicts_of(app, pilot, "aspirin reduces colorectal cancer")
             ol = screen.query_one(OptionList)
             prompt = str(ol.get_option_at_index(0).prompt)
             assert "library is empty" in prompt, prompt
