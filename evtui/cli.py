@@ -401,7 +401,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
         # have none), best's paper channel paper vectors; each counts only once complete
         stats["embedded"] = {"sentences": list(cached_coverage(lib)), "papers": list(paper_vectors.coverage(lib))}
         if args.check:
+            seen = len(lib.notes)
             stats["consistency"] = lib.check_consistency()
+            repaired = lib.notes[seen:]  # what the check rebuilt, in the library's own words
     broken = args.check and not stats["consistency"]["consistent"]  # not rebuilt: the app holds the library
     if args.json:
         why = "DuckDB and the index disagree; run `evtui stats --check` again once the app is closed to rebuild"
@@ -419,10 +421,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
               f"papers' title + abstract{rest}")
     if args.check:
         c = stats["consistency"]
-        if c.get("repaired"):
-            b = c["before"]
-            out.print(f"[yellow]the search index disagreed with the database[/] ({b['db_sentences']:,} sentences "
-                      f"stored, {b['index_docs']:,} indexed): rebuilt it from the database")
+        for note in repaired:
+            out.print(f"[yellow]{safe(note)}[/]")
         if not c["consistent"]:  # only when it could not be rebuilt: the library is open read-only (the app has it)
             out.print(f"[red]DuckDB and the index disagree[/]: {c['db_sentences']:,} sentences stored, "
                       f"{c['index_docs']:,} indexed; run `evtui stats --check` again once the app is closed to rebuild")

@@ -14,25 +14,16 @@ import argparse
 import json
 from pathlib import Path
 
-from evtui.bench.provenance import MODEL_DIR, TRAINING_ITEMS, VERIFIER_DIR, item_key, query_texts
+from evtui.bench.provenance import MODEL_DIR, TRAINING_ITEMS, VERIFIER_DIR, read_items
 
 ROOT = Path(__file__).resolve().parents[1]
 VERIFIER_FILES = ("scifact/claims_train.jsonl", "check-covid/train/covidCheck_train_composed+extracted.json")
 
 
-def keys_of(path: Path) -> set[str]:
-    text = path.read_text(encoding="utf-8")
-    try:
-        docs = [json.loads(text)]
-    except json.JSONDecodeError:
-        docs = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return {item_key(t) for doc in docs for t in query_texts(doc)}
-
-
 def write(model_dir: Path, files: list[str], shared: Path) -> None:
     keys: set[str] = set()
     for f in files:
-        found = keys_of(shared / f)
+        found = read_items(shared / f)
         print(f"{model_dir.name}: {f}: {len(found)} queries")
         keys |= found
     (model_dir / TRAINING_ITEMS).write_text("".join(f"{k}\n" for k in sorted(keys)), encoding="utf-8")

@@ -77,14 +77,19 @@ def query_texts(doc: Any) -> Iterator[str]:
                 yield text
 
 
-@lru_cache(maxsize=64)
-def _file_items(path: str, _mtime: float, _size: int) -> frozenset[str]:
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+def read_items(path: Path) -> frozenset[str]:
+    """The keys of the queries in a benchmark file (JSON or JSON Lines); OSError / ValueError when unreadable."""
+    text = path.read_text(encoding="utf-8", errors="replace")
     try:
         docs: list[Any] = [json.loads(text)]
     except json.JSONDecodeError:  # JSON Lines
         docs = [json.loads(line) for line in text.splitlines() if line.strip()]
     return frozenset(item_key(t) for doc in docs for t in query_texts(doc))
+
+
+@lru_cache(maxsize=64)
+def _file_items(path: str, _mtime: float, _size: int) -> frozenset[str]:
+    return read_items(Path(path))
 
 
 def run_items(path: str) -> frozenset[str]:

@@ -23,13 +23,12 @@ from typing import Any
 
 from evtui.errors import IngestError
 from evtui.filehash import sha256_file
-from evtui.ingest.sections import section_kind
+from evtui.ingest.sections import CAPTION_KIND, CAPTION_LABEL, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
 MAX_PAGES = 500  # a book, a thesis or a proceedings volume is not one paper: refused, not half-read
 MAX_PDF_BYTES = 256 * 1024 * 1024
-CAPTION_KIND = "caption"
 # The PDF reader's version, stored with each paper read (info "reader"): an unchanged file already read by this
 # version is not parsed again (evtui.library). Bump it when a change to this module changes what a PDF reads as.
 PDF_READER = "2"
@@ -39,8 +38,6 @@ _LIG_RE = re.compile("[\ufb00-\ufb06\u00ad\u0002\ufffe]")  # U+FFFE: pdfium's ma
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)", re.I)
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 _PAGE_NO = re.compile(r"^(page\s*)?[0-9ivxlc]{1,4}(\s*(of|/)\s*[0-9]{1,4})?$", re.I)
-_CAPTION = re.compile(r"^(fig\.?|figure|table|tab\.|supplementary (figure|table)|scheme|box)\s*S?[0-9IVX]+[a-z]?"
-                      r"\s*[.:|—–-]", re.I)
 _REFERENCES = re.compile(r"^((\d+(\.\d+)*\.?|[IVX]+\.)\s+)?(references?|bibliography|literature cited|works cited|"
                          r"references and notes|cited literature)\s*:?$", re.I)
 _ABSTRACT_INLINE = re.compile(r"^(abstract|summary)\s*[:.—–-]?\s+(?=\S)", re.I)
@@ -300,7 +297,7 @@ def _body_size(pages: list[list[_Line]]) -> float:
 def _is_heading(ln: _Line, body: float) -> bool:
     t = ln.text.strip()
     words = t.split()
-    if not words or len(words) > 14 or len(t) > 120 or _CAPTION.match(t):
+    if not words or len(words) > 14 or len(t) > 120 or CAPTION_LABEL.match(t):
         return False
     letters = sum(c.isalpha() for c in t)
     if not re.search(r"[A-Za-z]{3}", t) or letters < 0.6 * len(t.replace(" ", "")):
@@ -456,7 +453,7 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
 
     def flush_caption() -> None:
         if caption:
-            label = _CAPTION.match(caption[0].text)
+            label = CAPTION_LABEL.match(caption[0].text)
             emit(caption, label.group(0).rstrip(".:|—–- ") if label else "Caption", CAPTION_KIND)
             stats.captions += 1
             caption.clear()
@@ -481,7 +478,7 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
     for ln in lines:
         t = ln.text.strip()
         if in_refs:
-            if _CAPTION.match(t):  # a float placed inside or after the reference list (LaTeX puts them at the end)
+            if CAPTION_LABEL.match(t):  # a float placed inside or after the reference list (LaTeX puts them at the end)
                 in_refs = False
                 refs_paused = True
             elif _is_heading(ln, body) and section_kind(t) in ("introduction", "methods", "results", "discussion") \
@@ -542,7 +539,7 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
             sents.append(ParsedSentence(t, t, kind, True))
             prev = ln
             continue
-        if _CAPTION.match(t) and ln.size >= body * 0.75:
+        if CAPTION_LABEL.match(t) and ln.size >= body * 0.75:
             # a float set inside a paragraph: the caption is its own block, the paragraph runs on after it
             flush_caption()
             caption.append(ln)

@@ -104,15 +104,16 @@ def section_kind(title: str) -> str:
     return "other"
 
 
-# A figure's or table's caption: the PDF reader's own kind (evtui/ingest/pdf.py CAPTION_KIND), or a BioC passage
+# A figure's or table's caption: the PDF reader's own kind, or a BioC passage
 # of one of PMC's caption types (the BioC loader keeps the type as the section title, of kind "other").
 CAPTION_KIND = "caption"
 _BIOC_CAPTIONS = frozenset({"fig_caption", "fig_title_caption", "table_caption", "table_title_caption",
                             "table_footnote", "fig_footnote"})
 # A caption's label opens its title line ("Figure 3. Kaplan-Meier curves of …", "Table 1: Baseline
 # characteristics"); a body sentence that cites a figure ("Figure 2 shows that …") has no stop after the number.
-_CAPTION_LABEL = re.compile(r"^\s*(?:fig\.?|figure|table|tab\.|supplementary\s+(?:figure|table)|scheme|box)\s*"
-                            r"S?[0-9IVX]+[a-z]?\s*[.:|—–-]", re.I)
+# The PDF reader finds its captions by it too.
+CAPTION_LABEL = re.compile(r"^\s*(?:fig\.?|figure|table|tab\.|supplementary\s+(?:figure|table)|scheme|box)\s*"
+                           r"S?[0-9IVX]+[a-z]?\s*[.:|—–-]", re.I)
 
 
 def in_caption(section_kind: str, section_title: str | None) -> bool:
@@ -125,4 +126,4 @@ def caption_title(text: str, section_kind: str, section_title: str | None, index
     occupancy by HNF1 and HNF4."), a label that names the query's concepts without reporting anything about them.
     Its label, or (where the caption's own sentences are known) its place first in the caption, says so; the
     legend's later sentences may report a result and are left alone."""
-    return in_caption(section_kind, section_title) and (index_in_section == 0 or bool(_CAPTION_LABEL.match(text)))
+    return in_caption(section_kind, section_title) and (index_in_section == 0 or bool(CAPTION_LABEL.match(text)))
