@@ -5,6 +5,7 @@ the keys to its list, not to the path field they would be typed into."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import DataTable, Input, Label
 from tui_pilot import focus_results, library_screen, open_screen, run, search, started, until
@@ -60,6 +61,18 @@ def test_every_key_bar_fits_80_columns_with_the_screens_own_keys(papers_ingested
     run(flow)
 
 
+async def ingested_from_library(app: Any, pilot: Any, path: Path, said: str) -> Any:
+    """The Library screen after adding `path` through its add field, once the ingest's message starting `said` is up."""
+    screen = await library_screen(app, pilot)
+    field = screen.query_one("#add-path", Input)
+    field.focus()
+    field.value = str(path)
+    await pilot.press("enter")
+    await until(pilot, lambda: any(n.startswith(said) for n in app.notified), "the ingest", timeout=60)
+    await pilot.pause()
+    return screen
+
+
 def test_a_finished_ingest_says_done_and_how_long_instead_of_no_time_left(papers_ingested: Path,
                                                                          tmp_path: Path) -> None:
     paper = tmp_path / "new-paper.txt"
@@ -68,14 +81,7 @@ def test_a_finished_ingest_says_done_and_how_long_instead_of_no_time_left(papers
 
     async def flow() -> None:
         async with started(NARROW) as (app, pilot):
-            screen = await library_screen(app, pilot)
-            field = screen.query_one("#add-path", Input)
-            field.focus()
-            field.value = str(paper)
-            await pilot.press("enter")
-            await until(pilot, lambda: any(n.startswith("Ingest: 1 added") for n in app.notified), "the ingest",
-                        timeout=60)
-            await pilot.pause()
+            screen = await ingested_from_library(app, pilot, paper, "Ingest: 1 added")
             bar = screen.query_one("#ingest-bar")
             assert not bar.query_one("#eta").display, "the time left still shown after the ingest"
             outcome = bar.query_one("#outcome", Label)
@@ -152,13 +158,7 @@ def test_an_ingest_with_a_file_not_loaded_is_not_a_plain_done(papers_ingested: P
 
     async def flow() -> None:
         async with started(NARROW) as (app, pilot):
-            screen = await library_screen(app, pilot)
-            field = screen.query_one("#add-path", Input)
-            field.focus()
-            field.value = str(bad)
-            await pilot.press("enter")
-            await until(pilot, lambda: any(n.startswith("Ingest:") for n in app.notified), "the ingest", timeout=60)
-            await pilot.pause()
+            screen = await ingested_from_library(app, pilot, bad, "Ingest:")
             outcome = screen.query_one("#ingest-bar").query_one("#outcome", Label)
             text = str(outcome.render())
             assert text.startswith("done in ") and text.endswith(" · 1 not loaded"), text
