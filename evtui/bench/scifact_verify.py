@@ -251,9 +251,11 @@ def trained_on(claims_path: Path) -> str:
     # provenance holds the one reading of which files the model was trained on
     from evtui.bench.provenance import VERIFIER_METHOD, in_sample
 
-    if claims_path.name and in_sample({"method": VERIFIER_METHOD, "dataset": f"scifact:{claims_path.name}"}):
-        return (f"in-sample: the verifier was trained on {claims_path.name} (all but its calibration fold); "
-                "BENCHMARKS.md gives the claim-grouped cross-validated figures")
+    # the path too: a file of another name holding training claims (the first 30 of claims_train.jsonl) is in-sample
+    if claims_path.name and in_sample({"method": VERIFIER_METHOD, "dataset": f"scifact:{claims_path.name}",
+                                       "parameters": {"claims": str(claims_path)}}):
+        return (f"in-sample: the verifier was trained on the claims of {claims_path.name} (all but its calibration "
+                "fold); BENCHMARKS.md gives the claim-grouped cross-validated figures")
     return ""
 
 

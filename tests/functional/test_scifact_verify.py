@@ -357,6 +357,11 @@ def test_cli_scifact_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "cannot read SciFact claims" in capsys.readouterr().err
 
 
-def test_figures_on_the_verifiers_own_training_claims_are_called_in_sample() -> None:
+def test_figures_on_the_verifiers_own_training_claims_are_called_in_sample(tmp_path: Path) -> None:
     assert "in-sample" in sv.trained_on(Path("somewhere/claims_train.jsonl"))  # model.json names its training file
-    assert sv.trained_on(Path("claims_dev.jsonl")) == "" and sv.trained_on(SF_CLAIMS) == ""
+    assert sv.trained_on(Path("claims_dev.jsonl")) == ""
+    # the fixture's six claims are claims_train.jsonl's: in-sample whatever the file is called; new claims are not
+    assert "in-sample" in sv.trained_on(SF_CLAIMS)
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text(json.dumps({"id": 1, "claim": "A claim of the user's own, in no training set."}) + "\n")
+    assert sv.trained_on(mine) == ""
