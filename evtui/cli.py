@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
@@ -158,14 +159,26 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
     from evtui.library import Library
 
     cfg = _config(args)
+    started = time.monotonic()
     if reading:
         lib, note = open_reader(cfg)
         if note and not getattr(args, "json", False):
             _say(f"[dim]{safe(note)}[/]")
     else:
         lib = Library(cfg)
-    for note in getattr(lib, "notes", []):
+    rebuilt = _index_rebuilt(lib)
+    took = f"{time.monotonic() - started:.1f}s"
+    notes = list(getattr(lib, "notes", []))
+    for note in notes:
+        if rebuilt is not None and note.endswith(_REBUILT_NOTE):  # a damaged index: its own note, and how long
+            note = f"{note} ({rebuilt:,} sentences, {took})"
+            rebuilt = None
         _say(f"[yellow]note:[/] {safe(note)}")
+    if rebuilt is not None:
+        # A search index that was missing (deleted, never copied with the database), half-built or from another
+        # version is rebuilt from DuckDB as the library opens: a search that took that long says why, on stderr.
+        _say(f"[yellow]note:[/] rebuilt the search index from the database ({rebuilt:,} sentences, {took}): it was "
+             f"missing, incomplete or from another version ({safe(str(cfg.index_path))})")
     if lib.recovered:
         _say(f"[yellow]repaired {len(lib.recovered)} paper(s) left unfinished by an interrupted run[/]")
     if demo and not lib.read_only:
@@ -175,6 +188,23 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
             _say(f"[dim]loaded the bundled demo library: {report.added} papers, {report.sentences} sentences "
                  f"in {report.seconds:.1f}s[/]")
     return lib
+
+
+_REBUILT_NOTE = "rebuilt it from the database"  # how the library's note on a damaged index ends (evtui/library.py)
+
+
+def _index_rebuilt(lib: Library) -> int | None:
+    """How many sentences opening `lib` re-indexed from DuckDB (its search index was missing, half-built or from
+    another version), None when it was not rebuilt (or the rebuild failed: the library's own note says so)."""
+    if lib.read_only or not getattr(lib.index, "rebuilt", False):
+        return None
+    try:
+        if lib.store.get_meta("reindex_pending") == "1":  # not finished: the next open tries again
+            return None
+        n = int(lib.store.stats()["sentences"])
+    except Exception:  # noqa: BLE001 - a hint never keeps the command from running
+        return None
+    return n or None  # a new library's empty index is created, not rebuilt
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -502,18 +532,22 @@ def cmd_embed(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from evtui.export import choose_format, write_export
+    from evtui.export import choose_format, export_selection
 
     # No --format: the extension decides (refs.bib -> BibTeX); a --format the extension contradicts is a warning.
     if args.out == "-" and args.json:  # stdout holds the document: a JSON report after it would corrupt both
         raise EvtuiError("--out - writes the export to standard output; --json cannot share it (drop one)")
+    if not args.out.strip():  # an unset $OUT: it read as the current folder (". is a folder; give a file name")
+        raise EvtuiError("--out is empty: give a file name (.md, .jsonl, .bib), or - for standard output")
     fmt, mismatch = choose_format(args.out, args.format)
     if mismatch:
         _say(f"[yellow]warning:[/] {safe(mismatch)}")
     with _open_library(args, demo=False, reading=True) as lib:
-        n = write_export(lib, Path(args.out), fmt, plain=args.plain)
+        n, unchanged = export_selection(lib, Path(args.out), fmt, plain=args.plain, keep_same=True)
     if args.json:
         _emit_json({"out": str(Path(args.out).expanduser()), "format": fmt, "sentences": n})
+    elif unchanged:
+        _say(f"{safe(args.out)} already holds these {n} sentence(s) (the selection has not changed): left as it was")
     else:
         _say(f"wrote {n} sentence(s) to {'standard output' if args.out == '-' else safe(args.out)}")
     return 0
@@ -536,12 +570,16 @@ def cmd_select(args: argparse.Namespace) -> int:
         return _select_through_app(args)  # the app owns the writes while it is open: it adds them
     with lib:
         basket = Basket(lib)
-        if args.clear:
-            basket.clear()
         added: list[str] = []
         judged, why_not = 0, ""
-        if args.query:
-            res, fresh, searcher = _fresh_hits(args, lib, set(basket.ids()))
+        # The search first: a query it refuses (empty, only punctuation, an unknown --paper) fails before --clear
+        # has emptied the selection, which it did, so `select --clear "$Q"` with a bad $Q lost the selection.
+        # An empty "$Q" is such a query too (it added nothing and exited 0), not the same as no query at all.
+        found = _fresh_hits(args, lib, set() if args.clear else set(basket.ids())) if args.query is not None else None
+        if args.clear:
+            basket.clear()
+        if found is not None:
+            res, fresh, searcher = found
             for e in fresh:
                 basket.add(e, res.query, res.method)
                 added.append(e.sentence.id)
@@ -590,7 +628,7 @@ def _select_through_app(args: argparse.Namespace) -> int:
     judged, why_not = 0, ""
     with _open_library(args, reading=True) as lib:
         selected = set() if args.clear else set(_selection_ids(lib))
-        if args.query:
+        if args.query is not None:  # an empty one is refused, as the search refuses it
             res, fresh, searcher = _fresh_hits(args, lib, selected)
             rows = [Basket.row(e, res.query, res.method) for e in fresh]
             if fresh and not args.no_judge:
@@ -671,18 +709,20 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
                     raise
             res["run_id"] = save_run(lib, res, book.params, run_id=run_id) if run_id else None
             results.append(res)
+    from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
+
+    for r in results:  # as `bench runs --json` says of a stored run: the ranker was trained on this file
+        r["in_sample"] = in_sample({**r, "data": str(data)})
     if args.json:
         _emit_json(results if args.task == "all" else results[0])
         return 0
     table = Table(title="EvidenceBench Aspect Recall")
     for col in ("task", "method", "items", "skipped", "aspect recall", "seconds"):
         table.add_column(col, justify="left" if col in ("task", "method") else "right")
-    from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
-
     marked = False
     for r in results:
         recall = Text(f"{r['aspect_recall']:.1f}")
-        if in_sample({**r, "data": str(data)}):  # the ranker was trained on this file: say so beside the figure
+        if r["in_sample"]:  # the ranker was trained on this file: say so beside the figure
             recall.append(" in-sample", style=IN_SAMPLE_STYLE)
             marked = True
         table.add_row(r["task"], plain(r["method"]), str(r["n_items"]), str(r["n_skipped"]), recall,
@@ -767,6 +807,9 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
 
     res = _recorded_run(args, dataset, task, args.method, key, run,
                         lambda lib, res, params, run_id: save(lib, res, params, task, run_id=run_id))
+    from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
+
+    res["in_sample"] = in_sample({"method": res["method"], "dataset": res["dataset"], "data": str(args.claims)})
     if args.json:
         _emit_json(res)
         return 0
@@ -780,9 +823,7 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
     for m in (k for k in res if "@" in k):
         table.add_row(m, f"{res[m]:.4f}" if m.startswith("ndcg") else f"{res[m]:.1f} %")
     out.print(table)
-    from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
-
-    if in_sample({"method": res["method"], "dataset": res["dataset"], "data": str(args.claims)}):
+    if res["in_sample"]:
         _say(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
     return 0
 
@@ -811,12 +852,14 @@ def _bench_scifact_verify(args: argparse.Namespace) -> int:
 
     res = _recorded_run(args, dataset, "verify", method, key, run, lambda lib, res, params, run_id: sv.save(
         lib, res, {**params, "model": key["model"]}, run_id=run_id))
+    note = sv.trained_on(Path(args.claims))  # the verifier was trained on these claims: its figures are in-sample
+    res["in_sample"] = bool(note)  # a key added, as `bench runs --json` and the other bench verbs have it
     if args.json:
         _emit_json(res)
         return 0
     _verify_table(res, f"[bold]{safe(res['dataset'])}[/] · verify · {res['claims']} claims · top {res['papers']} "
                        f"papers · {res['seconds']:.1f}s")
-    if note := sv.trained_on(Path(args.claims)):  # the --json keys stay as they are: a contract
+    if note:
         _say(f"[yellow]note: {safe(note)}[/]")
     return 0
 

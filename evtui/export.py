@@ -705,9 +705,34 @@ def write_text_file(out: Path, text: str) -> None:
 STDOUT = "-"  # the --out that means standard output
 
 
+# The Markdown footer's "on 2026-01-31 12:00 UTC": the one part of an export that changes when nothing else did.
+_EXPORTED_ON = re.compile(r"(\n---\nExported by evtui \S+ on )\d{4}-\d\d-\d\d \d\d:\d\d( UTC)")
+
+
+def holds_export(out: Path, text: str) -> bool:
+    """Does the regular file `out` already hold the export `text`, but for the minute its Markdown footer says it
+    was written? A re-export of an unchanged selection then leaves the file as it was, byte for byte and with its
+    modification time, so notes kept in git (or a Makefile built on them) see no change where there is none."""
+    try:
+        st = out.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 4 * len(text) + 4096:  # a symlink is replaced, not read
+            return False
+        old = out.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return old == text or _EXPORTED_ON.sub(r"\1\2", old) == _EXPORTED_ON.sub(r"\1\2", text)
+
+
 def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = False) -> int:
     """Write the basket to exactly `out` (atomically: a failed write leaves any old file intact), or to standard
     output for `-`; `plain`: Markdown notes without the aspect tags."""
+    return export_selection(library, out, fmt, plain=plain)[0]
+
+
+def export_selection(library: Library, out: Path, fmt: str = "md", *, plain: bool = False,
+                     keep_same: bool = False) -> tuple[int, bool]:
+    """write_export; `keep_same`: leave `out` as it was when it already holds this export (see holds_export).
+    Returns (sentences, whether `out` was left as it was)."""
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")
@@ -724,6 +749,8 @@ def write_export(library: Library, out: Path, fmt: str = "md", *, plain: bool = 
             raise  # the CLI ends quietly when a reader closes the pipe early
         except OSError as exc:
             raise EvtuiError(f"cannot write to standard output: {exc.strerror or exc}") from exc
-        return len(items)
+        return len(items), False
+    if keep_same and holds_export(out.expanduser(), text):
+        return len(items), True
     write_text_file(out, text)
-    return len(items)
+    return len(items), False

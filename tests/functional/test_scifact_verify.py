@@ -298,7 +298,7 @@ def test_cli_verify_json_stored_run_and_resume(capsys: pytest.CaptureFixture[str
     assert main(_bench("--resume", "--json")) == 0
     res = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in asked] == [10, 20]  # only the two claims the kill left
-    assert set(res) == VERIFY_KEYS and res["task"] == "verify" and res["claims"] == 6 and res["papers"] == 3
+    assert set(res) == VERIFY_KEYS | {"in_sample"} and res["task"] == "verify" and res["claims"] == 6 and res["papers"] == 3
     assert res["abstract_label_only"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
     assert main(["bench", "runs", "--json"]) == 0
     (stored,) = json.loads(capsys.readouterr().out)
