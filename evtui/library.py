@@ -561,6 +561,9 @@ class Library:
                           window: Callable[[], AbstractContextManager[object]],
                           reads: Callable[[], AbstractContextManager[object]]) -> IngestReport:
         report = self._ingest(paths, fmt, on_progress, one_copy, window, reads)
+        # a PDF in the folder read bare and through the .bib beside it meets the same stored paper twice: one note
+        report.notes = list(dict.fromkeys(report.notes))
+        report.same_paper_notes = list(dict.fromkeys(report.same_paper_notes))
         if report.added or report.replaced:
             t0 = time.perf_counter()
             with window():  # one window: only this run's papers (~0.12 s each), read and written on one connection
@@ -716,6 +719,10 @@ class Library:
                 batch, batch_sents, in_batch = [], 0, set()
                 open_window.close()  # readers are let in again
 
+        # The PDFs that a reference entry of this run read (a .bib and the PDFs it links in one folder, as Zotero's
+        # "Export Files" writes them): met again as files of the folder, they are that entry's, already read.
+        linked: dict[str, tuple[str, object, object]] = {}  # path -> (the entry's id, the PDF's sha256, reader)
+        bare_linked: list[tuple[str, str, object, object]] = []  # those met bare: remembered (see _unchanged_pdf)
         for path in files:
             if stop:
                 report.errors.append(IngestError(str(path), f"not read: {stop[0]}"))
@@ -734,6 +741,13 @@ class Library:
                     if on_progress:
                         on_progress(progress)
                     continue
+                entry = linked.get(os.path.abspath(path)) if fmt in ("auto", "", None, "pdf") else None
+                if entry is not None:  # counted as the bare reading of a linked PDF always was, but not read again
+                    report.same_paper += 1
+                    report.files += 1
+                    progress.files_done += 1
+                    bare_linked.append((os.path.abspath(path), *entry))
+                    continue
                 for item in iter_papers(path, fmt) if zotero is None else _in_run(zotero, path, fmt, report):
                     if isinstance(item, IngestError):
                         report.errors.append(item)
@@ -743,6 +757,9 @@ class Library:
                     if item.source_format in ONE_PAPER_FILES and item.source_path:
                         # stored absolute: the file is found again whatever folder the next ingest runs in
                         item.source_path = os.path.abspath(item.source_path)
+                    elif item.source_path and from_reference(item.info) and has_full_text(item.info):
+                        linked[os.path.abspath(item.source_path)] = (
+                            item.id, item.info.get("file_sha256"), item.info.get("reader"))
                     if item.id in in_batch:
                         # The same paper twice in one batch: first wins (across batches: see flush) — but a reference
                         # manager's entry (its title, authors, journal) wins over the bare PDF it links whichever is
@@ -776,6 +793,8 @@ class Library:
             if on_progress:
                 on_progress(progress)
         flush()
+        if bare_linked and not stop:
+            self._remember_linked(bare_linked, window)
         if twice:
             ids = ", ".join(dict.fromkeys(pid for pid, _path in twice[:3])) + (", …" if len(twice) > 3 else "")
             files_of = {Path(path).name for _pid, path in twice}
@@ -951,6 +970,18 @@ class Library:
         return row is not None or \
             self._writes().pdf_reading(digest, PDF_READER, list(_path_forms(str(path)))) is not None
 
+    def _remember_linked(self, bare: Sequence[tuple[str, str, object, object]],
+                         window: Callable[[], AbstractContextManager[object]]) -> None:
+        """Record that each PDF met bare after a reference entry read it in this run (path, the entry's id, sha256,
+        reader) is that entry's paper: the next ingest of the folder counts it unchanged, unread."""
+        try:
+            with window():
+                for path, paper_id, digest, reader in bare:
+                    if isinstance(digest, str) and digest and isinstance(reader, str):
+                        self._writes().remember_pdf_reading(digest, reader, paper_id, path)
+        except Exception:  # noqa: BLE001 - only a cache: without it the next ingest reads the PDF again
+            pass
+
     def _remember_pdf(self, info: Mapping[str, Any], paper_id: str, path: str | None) -> None:
         """Record that the bare PDF at `path` read with `info` is the stored paper `paper_id` (see _unchanged_pdf)."""
         digest, reader = info.get("file_sha256"), info.get("reader")
@@ -1055,6 +1086,9 @@ class Library:
                        f"(remove {other} first to replace it)")
             elif not from_reference(info):  # a PDF beside its .bib read again: counted, not noted file by file
                 why = f"not added again: this file is already in the library as {other}"
+            elif from_reference(paper.info):  # two entries (a duplicate, two exports) that link one PDF: the first
+                why = (f"not added: {paper.id} links the same PDF as {other}, already in the library (a duplicate "
+                       f"entry? remove {other} first to replace it)")
             if why:
                 report.notes.append(f"{paper.source_path}: {why}")
                 report.same_paper_notes.append(f"{paper.source_path}: {why}")

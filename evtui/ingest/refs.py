@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -174,33 +174,93 @@ def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
         yield typ, key, fields
 
 
-def _bib_files(value: str, base: Path) -> list[Path]:
+# How reference managers escape a path in a BibTeX `file` field: Mendeley writes "C$\\backslash$:/Users/..." and
+# "my\\_paper.pdf", JabRef and Zotero "C\\:\\\\Users\\\\..." (a backslash before ":", ";" and "\\").
+_PATH_LATEX = (("$\\backslash$", "\\"), ("{\\textbackslash}", "\\"), ("\\textbackslash{}", "\\"),
+               ("\\textbackslash ", "\\"), ("\\_", "_"), ("\\&", "&"), ("\\%", "%"), ("\\#", "#"),
+               ("\\$", "$"), ("{\\~}", "~"), ("\\~{}", "~"), ("\\{", "{"), ("\\}", "}"))
+_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
+# A file the entry names that is not the paper itself: the supplement, read only where the paper's PDF is not.
+SUPPLEMENT = re.compile(r"supp(?:l|lement|lementary|orting)?(?![a-z])|appendix|(?<![a-z])esm(?![a-z])|[\s_-]si\d*$",
+                         re.I)
+_JABREF_DIR = re.compile(r"@comment\s*\{\s*jabref-meta:\s*fileDirectory(?:-[^:]*)?:(.*?);?\s*\}", re.I)
+
+
+def _path_text(cand: str) -> str:
+    """A path as the file field writes it, unescaped: LaTeX escapes, then JabRef's backslash escapes."""
+    for latex, char in _PATH_LATEX:
+        cand = cand.replace(latex, char)
+    return re.sub(r"\\([:;\\])", r"\1", cand.strip())
+
+
+def _places(cand: str, bases: list[Path]) -> list[Path]:
+    """Where a path from a file field may be, most likely first: relative to each folder the .bib names (its own,
+    JabRef's file directories); an absolute path whose leading "/" Mendeley dropped ("home/ann/x.pdf"); a Windows
+    path from another computer, and any path that is not there, by its name beside the .bib (the PDFs copied with
+    it)."""
+    if _WINDOWS_PATH.match(cand):
+        name = PureWindowsPath(cand).name
+        return [Path(cand), *(b / name for b in bases)]
+    p = Path(cand).expanduser()
+    if p.is_absolute():
+        return [p, *(b / p.name for b in bases)]
+    out = [b / p for b in bases]
+    out.append(Path("/", p))
+    out.extend(b / p.name for b in bases)
+    return out
+
+
+def _bib_files(value: str, base: Path, dirs: tuple[Path, ...] = ()) -> list[Path]:
     """The PDFs a `file` field names, ";"-separated, ":" and ";" escaped with a backslash in JabRef's form. Each is
-    "Description:path:Type" (JabRef, Zotero's export), "path:mime" (some Zotero exports) or a plain path (Better
-    BibTeX); the path itself may hold colons ("C:\\...", "Smith 2020 - Aspirin: a review.pdf"), so every reading
-    is tried and the first that names an existing PDF wins (else the first that names a PDF at all)."""
-    out: list[Path] = []
+    "Description:path:Type" (JabRef, Zotero's export, Mendeley), "path:mime" (some Zotero exports) or a plain path
+    (Better BibTeX); the path itself may hold colons ("C:\\...", "Smith 2020 - Aspirin: a review.pdf"), so every
+    reading is tried, at every place it may be (_places), and the first that names an existing PDF wins (else the
+    first that names a PDF at all, as written). Relative paths are read from `base` (the .bib's folder) and `dirs`
+    (JabRef's file directories). A supplement ("Supplementary Material", "supp_1.pdf") comes after the others: the
+    paper's text is read from the paper's PDF whatever order the manager listed the attachments in."""
+    bases = [base, *dirs]
+    found: list[tuple[bool, Path]] = []
     for part in re.split(r"(?<!\\);", value):
         part = part.strip()
         if not part:
             continue
         fields = re.split(r"(?<!\\):", part)
         readings = [":".join(fields[1:-1]), ":".join(fields[:-1]), ":".join(fields[1:]), part]
-        paths = []
-        for cand in readings:
-            cand = cand.strip().replace("\\:", ":").replace("\\;", ";").replace("\\\\", "\\")
-            if cand.lower().endswith((".pdf", ".pdf.gz")):
-                p = Path(cand).expanduser()
-                paths.append(p if p.is_absolute() else base / p)
-        if paths:
-            out.append(next((p for p in paths if p.is_file()), paths[0]))
-    return out
+        written: list[Path] = []
+        where: Path | None = None
+        for cand in dict.fromkeys(_path_text(r) for r in readings):
+            if not cand.lower().endswith((".pdf", ".pdf.gz")):
+                continue
+            places = _places(cand, bases)
+            written.append(places[0])
+            where = next((p for p in places if p.is_file()), None)
+            if where is not None:
+                break
+        if where is None and not written:
+            continue
+        path = where or written[0]
+        description = fields[0] if len(fields) >= 3 else ""
+        found.append((bool(SUPPLEMENT.search(description) or SUPPLEMENT.search(path.stem)), path))
+    return [p for _supp, p in sorted(found, key=lambda sp: sp[0])]
+
+
+def _jabref_dirs(text: str, base: Path) -> tuple[Path, ...]:
+    """The file directories a JabRef library names in its `@Comment{jabref-meta: fileDirectory...:dir;}` lines,
+    where relative file paths are found (a relative directory is relative to the .bib's folder)."""
+    out: list[Path] = []
+    for m in _JABREF_DIR.finditer(text):
+        d = Path(_path_text(m.group(1))).expanduser()
+        if m.group(1).strip():
+            out.append(d if d.is_absolute() else base / d)
+    return tuple(dict.fromkeys(out))
 
 
 def load_bibtex(path: Path) -> Result:
     text = _decode(path, _read_bytes(path), lenient=True)
     n = 0
     seen: set[str] = set()
+    base = path.absolute().parent  # the paths stored are found again whatever folder the next command runs in
+    dirs = _jabref_dirs(text, base)
     for typ, key, f in parse_bibtex(text):
         n += 1
         if "__error__" in f:
@@ -218,7 +278,7 @@ def load_bibtex(path: Path) -> Result:
             "pmid": f.get("pmid", "").strip() or None, "abstract": _delatex(f.get("abstract", "")),
             "key": key, "type": typ,
         }
-        files = _bib_files(f.get("file", ""), path.parent) if f.get("file") else []
+        files = _bib_files(f.get("file", ""), base, dirs) if f.get("file") else []
         yield _paper(path, meta, files, "bib")
     if n == 0:
         raise IngestError(str(path), "no BibTeX entries found")
@@ -287,6 +347,21 @@ def load_ris(path: Path) -> Result:
         raise IngestError(str(path), "no RIS records found (expected TY  - ... ER  - )")
 
 
+def _endnote_pdf(rel: str, base: Path) -> Path:
+    """The PDF an EndNote record names as internal-pdf://<folder>/<name>.pdf: in the PDF folder of an EndNote
+    library (<Library>.Data/PDF) beside the export or one folder up; else the link as written, for the note."""
+    rel = unquote(rel).lstrip("/")
+    for folder in (base, base.parent):
+        try:
+            libraries = sorted(d for d in folder.iterdir() if d.name.lower().endswith(".data") and d.is_dir())
+        except OSError:
+            continue
+        for lib in libraries:
+            if (lib / "PDF" / rel).is_file():
+                return lib / "PDF" / rel
+    return Path(f"internal-pdf://{rel}")
+
+
 def _ris_paper(path: Path, rec: dict[str, list[str]], n: int) -> ParsedPaper | IngestError:
     def one(*tags: str) -> str:
         return next((rec[t][0] for t in tags if rec.get(t)), "")
@@ -294,8 +369,11 @@ def _ris_paper(path: Path, rec: dict[str, list[str]], n: int) -> ParsedPaper | I
     year_m = re.search(r"\d{4}", one("PY", "Y1", "DA"))
     files: list[Path] = []
     for v in rec.get("L1", []) + rec.get("L4", []):
+        if v.startswith("internal-pdf://"):  # EndNote: <Library>.Data/PDF/<folder>/<name>.pdf beside the library
+            files.append(_endnote_pdf(v.removeprefix("internal-pdf://"), path.absolute().parent))
+            continue
         p = Path(unquote(urlparse(v).path)) if v.startswith("file:") else Path(v).expanduser()
-        files.append(p if p.is_absolute() else path.parent / p)
+        files.append(p if p.is_absolute() else path.absolute().parent / p)
     meta = {
         "title": _ws(one("TI", "T1", "CT")), "authors": [_name_first(a) for a in rec.get("AU", []) + rec.get("A1", [])],
         "year": int(year_m.group(0)) if year_m else None, "doi": _clean_doi(one("DO")),
@@ -335,7 +413,7 @@ def load_csl_json(path: Path) -> Result:
             "pmid": str(item.get("PMID") or "") or None, "abstract": _ws(str(item.get("abstract") or "")),
             "key": str(item.get("id") or f"{path.stem}-{n}"), "type": str(item.get("type") or ""),
         }
-        yield _paper(path, meta, [f if f.is_absolute() else path.parent / f for f in files], "csl")
+        yield _paper(path, meta, [f if f.is_absolute() else path.absolute().parent / f for f in files], "csl")
 
 
 # -- shared --------------------------------------------------------------------------------------------------------
@@ -349,7 +427,13 @@ def _paper(path: Path, meta: dict[str, Any], files: list[Path], prefix: str) -> 
     problems: list[str] = []
     for f in files:
         if not f.is_file():
-            problems.append(f"file not found: {f}")
+            hint = ""
+            if _WINDOWS_PATH.match(str(f)):
+                hint = f" (a path on a Windows computer: copy the PDF beside the {path.suffix or 'export'} and ingest " \
+                       "it again)"
+            elif str(f).startswith("internal-pdf:"):
+                hint = " (in an EndNote library: put the export beside its .Data folder and ingest it again)"
+            problems.append(f"file not found: {str(f).replace('internal-pdf:/', 'internal-pdf://', 1)}{hint}")
             continue
         got = parse(f)
         if isinstance(got, IngestError):
@@ -368,14 +452,14 @@ def _paper(path: Path, meta: dict[str, Any], files: list[Path], prefix: str) -> 
         got.info["entry"] = str(path)
         if meta.get("type"):  # the export writes a chapter as @incollection, a thesis as @phdthesis, ...
             got.info["item_type"] = meta["type"]
-        got.notes.extend(problems)
+        got.notes.extend(f"entry {meta['key']}: {problem}" for problem in problems)
         return got
     if not title:
         return IngestError(str(path), f"entry {meta['key']}: no title and no readable PDF")
     sents = [ParsedSentence(title, "Title", "title")]
     sents.extend(ParsedSentence(s, "Abstract", "abstract") for s in split_sentences(meta.get("abstract") or ""))
     p = ParsedPaper(id=pid, title=title, sentences=sents, authors=meta["authors"], year=meta["year"],
-                    journal=meta["journal"] or None, doi=doi, pmid=meta["pmid"], source_path=str(path))
+                    journal=meta["journal"] or None, doi=doi, pmid=meta["pmid"], source_path=str(path.absolute()))
     p.info = {"full_text": False, **({"item_type": meta["type"]} if meta.get("type") else {})}
     if problems:
         p.info["missing"] = problems[:5]

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evtui.errors import IngestError
+from evtui.ingest.refs import SUPPLEMENT
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -93,7 +94,11 @@ def _copy(db: Path) -> Iterator[sqlite3.Connection]:
         except OSError as exc:
             raise IngestError(str(db), f"cannot copy the Zotero database: {exc.strerror or exc}") from exc
         try:
-            con = sqlite3.connect(f"file:{dest}?mode=ro", uri=True)
+            # The copy, never the user's file, is opened writable: copied while Zotero was writing it (a sync, an
+            # import), it comes with a hot -journal that SQLite must roll back before reading, which a read-only
+            # connection refuses ("attempt to write a readonly database"). No statement of ours writes.
+            con = sqlite3.connect(f"file:{dest}?mode=rw", uri=True)
+            con.execute("PRAGMA query_only = ON")
         except sqlite3.Error as exc:
             raise IngestError(str(db), f"not a readable Zotero database ({exc})") from exc
         try:
@@ -123,7 +128,9 @@ def load_zotero(path: Path) -> Result:
     for item_id, key, lib_id, modified, item_type in items:
         f = fields.get(item_id, {})
         pid = f"zotero:{key}" if lib_id == 1 else f"zotero:{lib_id}/{key}"
-        pdf = next((p for p in pdfs.get(item_id, []) if p.is_file()), None)
+        # the paper's own PDF before a supplement attached before it ("Supplementary Material", "..._ESM.pdf")
+        pdf = next((p for p in sorted(pdfs.get(item_id, []), key=lambda p: SUPPLEMENT.search(p.stem) is not None)
+                    if p.is_file()), None)
         stat = pdf.stat() if pdf else None
         version = f"{modified}|{stat.st_size}:{stat.st_mtime_ns}" if stat else str(modified)
         if run.known_versions.get(pid) == version:
