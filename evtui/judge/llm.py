@@ -211,6 +211,25 @@ def connection_problem(exc: BaseException) -> str | None:
     return "connection error" if generic else None
 
 
+# What providers say when no key was found (litellm passes them on as a 500 "InternalServerError"): no retry can
+# help, so the user hears at once which variable to set instead of after the backoff ladder.
+_NO_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key|api key (?:is )?(?:not set|"
+                     r"missing|required)", re.I)
+
+
+def missing_key(exc: BaseException, model: str) -> str | None:
+    """'no API key for MODEL: set VAR …' when `exc` says the provider found no credentials; None otherwise."""
+    if not _NO_KEY.search(str(exc)):
+        return None
+    try:
+        wanted = [k for k in litellm_module().validate_environment(model).get("missing_keys", []) if "KEY" in k]
+    except Exception:  # an unmapped provider: name no variable rather than a wrong one
+        wanted = []
+    where = (f"set {' or '.join(wanted)}" if wanted else "set the provider's API key variable") + \
+        " (or EVTUI_JUDGE_API_KEY), or give --api-base for a local server"
+    return f"no API key for {model}: {where}"
+
+
 def estimate_tokens(messages: Sequence[dict[str, str]]) -> int:
     """~4 characters a token in English prose, plus a few tokens of chat framing per message."""
     return sum(math.ceil(len(m.get("content", "")) / 4) + 4 for m in messages)
@@ -338,6 +357,9 @@ class LLMClient:
                     continue
                 raise CallError(self._reason(exc)) from None
             except retryable as exc:
+                if (no_key := missing_key(exc, self.model)) is not None:
+                    self.unreachable = no_key  # the same for every call of this sweep: fail them all at once
+                    raise CallError(no_key, fatal=True) from None
                 if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError)):
                     # A silent server costs a whole timeout per attempt (4 x 60 s an item): after a few in a
                     # row, across items, stop calling it.
