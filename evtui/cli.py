@@ -194,17 +194,9 @@ _REBUILT_NOTE = "rebuilt it from the database"  # how the library's note on a da
 
 
 def _index_rebuilt(lib: Library) -> int | None:
-    """How many sentences opening `lib` re-indexed from DuckDB (its search index was missing, half-built or from
-    another version), None when it was not rebuilt (or the rebuild failed: the library's own note says so)."""
-    if lib.read_only or not getattr(lib.index, "rebuilt", False):
-        return None
-    try:
-        if lib.store.get_meta("reindex_pending") == "1":  # not finished: the next open tries again
-            return None
-        n = int(lib.store.stats()["sentences"])
-    except Exception:  # noqa: BLE001 - a hint never keeps the command from running
-        return None
-    return n or None  # a new library's empty index is created, not rebuilt
+    """How many sentences opening `lib` re-indexed from DuckDB (its search index was missing, half-built, left half
+    rebuilt by a killed command, or from another version), None when it was not rebuilt."""
+    return None if lib.read_only or lib.reindexed is None else lib.reindexed[0]
 
 
 def _shortened(text: str, limit: int) -> str:

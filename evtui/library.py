@@ -237,6 +237,7 @@ class Library:
         self.store = Store(self.config.db_path, read_only=read_only, memory_limit=self.config.db_memory)
         self.index: SearchBackend
         self.notes: list[str] = []  # what opening repaired or could not, for the user
+        self.reindexed: tuple[int, float] | None = None  # (sentences, seconds) when opening rebuilt the search index
         self._snapshot_dir: Path | None = None  # a read-only home's index copy (see _index_snapshot)
         try:
             self.index = self._open_index(read_only)
@@ -262,8 +263,11 @@ class Library:
             self.recovered: list[str] = []
             return
         try:
-            if (self.index.rebuilt or self.store.get_meta("reindex_pending") == "1") and self.store.stats()["sentences"]:
-                self.reindex_all()
+            if (self.index.rebuilt or self.store.get_meta("reindex_pending") == "1") and \
+                    (n := int(self.store.stats()["sentences"])):
+                t0 = time.perf_counter()
+                self.reindex_all()  # also one that an earlier open started and was killed in: its mark says so
+                self.reindexed = (n, time.perf_counter() - t0)
             self.recovered = self.recover()
         except Exception as exc:  # noqa: BLE001 - a failed repair must not make the library unreadable
             # Typically a full disk: what is indexed stays searchable, the unfinished papers stay 'pending' in
