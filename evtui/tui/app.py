@@ -40,7 +40,7 @@ from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen, HelpScreen
 from evtui.tui.screens.reader import ReaderScreen
 from evtui.tui.screens.search import SearchScreen
 from evtui.tui.state import UiState
-from evtui.tui.widgets import AspectBar, RowTable
+from evtui.tui.widgets import AspectBar, CheckList, RowTable
 
 WRITER_STOP_WAIT = 60.0  # seconds quitting waits for an ingest or embed to reach its next step
 INBOX_POLL = 1.0  # seconds between looks for a CLI's request (a directory listing)
@@ -165,7 +165,7 @@ class EvtuiApp(App[None]):
         from evtui.tui.screens.verdicts import VerdictsScreen
 
         classes: list[type] = [cls, *cls.mode_screens().values(), ReaderScreen, VerdictsScreen, LoadingScreen,
-                               AspectBar, RowTable, ConfirmScreen, AspectEditScreen, HelpScreen]
+                               AspectBar, RowTable, CheckList, ConfirmScreen, AspectEditScreen, HelpScreen]
         return {b.id for c in classes for b in getattr(c, "BINDINGS", []) if isinstance(b, Binding) and b.id}
 
     @work(thread=True, exclusive=True, group="library")
@@ -240,6 +240,19 @@ class EvtuiApp(App[None]):
         """Every toast as plain text: messages carry paper ids, file names and LLM errors, whose [brackets] are
         no markup and whose control characters must not reach the terminal."""
         super().notify(printable(message), title=printable(title), severity=severity, timeout=timeout, markup=False)
+
+    def notify_replacing(self, marker: str, message: str, *, timeout: float | None = None) -> None:
+        """A toast that takes the place of the earlier ones holding `marker` still on screen: each space on a result
+        said "n sentence(s) selected", and three quick picks stacked three toasts over half the results at 80
+        columns. Only information toasts give way; a warning or an error stays until it times out."""
+        # Textual has no public way to withdraw one toast: its private ones, where present (pinned < 8.3), else
+        # the toasts stack as before.
+        shown, withdraw = getattr(self, "_notifications", None), getattr(self, "_unnotify", None)
+        if shown is not None and callable(withdraw):
+            for old in list(shown):
+                if old.severity == "information" and marker in str(old.message):
+                    withdraw(old, refresh=False)  # the new toast's arrival redraws them
+        self.notify(message, timeout=timeout)
 
     def on_library_failed(self, msg: LibraryFailed) -> None:
         if isinstance(self.screen, LoadingScreen):

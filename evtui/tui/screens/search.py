@@ -271,7 +271,13 @@ class SearchScreen(EvtuiScreen):
 
     @on(AspectBar.Changed)
     def aspects_changed(self) -> None:
-        self.status("aspects edited · enter searches with them")
+        # the keys that search from where the user is: enter in the chips edits the aspect under the cursor
+        self.status("aspects edited · s searches with them" if self.query_one(AspectBar).has_focus
+                    else "aspects edited · enter in the query bar searches with them")
+
+    @on(AspectBar.SearchRequested)
+    def search_aspects(self) -> None:
+        self.run_search()
 
     def current_query(self) -> str | ParsedQuery:
         """The edited aspects when the user changed them for this text, else the text itself."""
@@ -855,8 +861,10 @@ class SearchScreen(EvtuiScreen):
         n = len(app.selected_ids())
         table.update_cell_at(Coordinate(table.cursor_row, 0), self.rank_cell(e, now))
         unsaved = app.selection_note()
-        self.notify(f"{n} sentence(s) selected · e to export" + (f" ({unsaved})" if unsaved else ""),
-                    timeout=4 if unsaved else 2)
+        # one count on screen, the latest: a toast per pick stacked over the results
+        app.notify_replacing("sentence(s) selected · e to export",
+                             f"{n} sentence(s) selected · e to export" + (f" ({unsaved})" if unsaved else ""),
+                             timeout=4 if unsaved else 2)
 
     def action_claim_verdicts(self) -> None:
         """The query verified paper by paper: which papers support it, which refute it, which only mention it."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from rich.segment import Segment
+from textual.binding import Binding
 from textual.strip import Strip
 from textual.widgets import SelectionList
 from textual.widgets._toggle_button import ToggleButton
@@ -15,8 +16,10 @@ T = TypeVar("T")
 
 
 class CheckList(SelectionList[T]):
-    """Ticked items show ✔ in the box; unticked ones an empty box."""
+    """Ticked items show ✔ in the box; unticked ones an empty box. Space ticks, and the key bar says so: the Bench
+    screen's task and method lists showed no key at all, so a keyboard user had no hint how to pick a method."""
 
+    BINDINGS = [Binding("space", "select", "Tick", id="bench.tick")]
     TICK = "✔"
 
     def render_line(self, y: int) -> Strip:

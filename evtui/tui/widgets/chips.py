@@ -24,6 +24,8 @@ class AspectBar(Widget, can_focus=True):
         Binding("enter", "edit", "Edit aspect", id="chips.edit"),
         Binding("d,delete", "drop", "Drop aspect", id="chips.drop"),
         Binding("a,plus", "add", "Add aspect", id="chips.add"),
+        # enter edits the chip, so "enter searches with them" sent a user back into the dialog they had just saved
+        Binding("s", "search", "Search with these", id="chips.search"),
     ]
 
     cursor: reactive[int] = reactive(0)
@@ -35,6 +37,13 @@ class AspectBar(Widget, can_focus=True):
             super().__init__()
             self.bar = bar
             self.index = index
+
+    class SearchRequested(Message):
+        """The user wants the results for the aspects as they are now."""
+
+        def __init__(self, bar: AspectBar) -> None:
+            super().__init__()
+            self.bar = bar
 
     class Changed(Message):
         def __init__(self, bar: AspectBar) -> None:
@@ -65,7 +74,7 @@ class AspectBar(Widget, can_focus=True):
         self.note = note
         self.refresh(layout=True)
 
-    HINTS = ("  ←/→ pick · enter edit · d drop · a add", "  ←/→ pick")  # the longest that fits is shown
+    HINTS = ("  ←/→ pick · enter edit · d drop · a add · s search", "  ←/→ pick · s search", "  ←/→ pick")  # the longest that fits is shown
 
     def render(self) -> Text:
         return self.chip_text(self.size.width)
@@ -112,6 +121,10 @@ class AspectBar(Widget, can_focus=True):
     def action_edit(self) -> None:
         if self.aspects:
             self.post_message(self.EditRequested(self, self.cursor))
+
+    def action_search(self) -> None:
+        if self.aspects:
+            self.post_message(self.SearchRequested(self))
 
     def action_add(self) -> None:
         self.post_message(self.EditRequested(self, -1))

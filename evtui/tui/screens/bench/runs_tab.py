@@ -68,16 +68,39 @@ class RunsTab(BenchTab):
             table.move_cursor(row=max(0, min(row, len(self.runs) - 1)), animate=False)
         self.update_side()
 
+    def cursor_run(self) -> dict[str, Any] | None:
+        table = self.query_one("#runs-table", DataTable)
+        return self.runs[table.cursor_row] if self.runs and 0 <= table.cursor_row < len(self.runs) else None
+
+    @on(DataTable.RowHighlighted, "#runs-table")
+    def run_highlighted(self) -> None:
+        if not self.marked:  # the side pane describes the run under the cursor
+            self.update_compare()
+
     def update_side(self) -> None:
+        self.update_compare()
+        # "    method ▕bar▏ 100.0": the bar gets what the label, the value and the padding leave
+        width = max(10, self.query_one("#runs-side").size.width - 30) if self.is_mounted else 30
+        self.query_one("#chart", Static).update(chart(self.runs, width=min(40, width), light=light_theme(self.app)))
+
+    def update_compare(self) -> None:
+        """The marked runs side by side; with none marked, the run under the cursor in full (at 80 columns the
+        table cuts its dataset and leaves its id off: seven runs of one method read as one run seven times)."""
         marked = [r for r in self.runs if r["id"] in self.marked]
         for r in marked:
             if r["id"] not in self.per_item:
                 self.per_item[r["id"]] = self.stored_per_item(r["id"])
+        run = None if marked else self.cursor_run()
+        if run is not None:
+            when = str(run.get("created_at") or "").replace("T", " ")
+            params = {k: v for k, v in (run.get("parameters") or {}).items() if k != "data"}
+            about = Text.assemble(("run ", "bold"), (str(run["id"]), "bold"), (f" · made {when}" if when else ""),
+                                  ("\n" + " · ".join(f"{k} {v}" for k, v in params.items()) if params else ""),
+                                  ("\nspace marks runs to compare them side by side", "dim"))
+            self.query_one("#compare", Static).update(Group(about, compare([run], self.per_item)))
+            return
         hint = Text("d lists the items where these two differ most", style="dim") if len(marked) == 2 else Text()
         self.query_one("#compare", Static).update(Group(compare(marked, self.per_item), hint))
-        # "    method ▕bar▏ 100.0": the bar gets what the label, the value and the padding leave
-        width = max(10, self.query_one("#runs-side").size.width - 30) if self.is_mounted else 30
-        self.query_one("#chart", Static).update(chart(self.runs, width=min(40, width), light=light_theme(self.app)))
 
     def stored_per_item(self, run_id: str) -> dict[str, float]:
         view = self.evtui.view
