@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ MAX_PAGES = 500  # a book, a thesis or a proceedings volume is not one paper: re
 MAX_PDF_BYTES = 256 * 1024 * 1024
 # The PDF reader's version, stored with each paper read (info "reader"): an unchanged file already read by this
 # version is not parsed again (evtui.library). Bump it when a change to this module changes what a PDF reads as.
-PDF_READER = "2"
+PDF_READER = "3"
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
               "\ufb06": "st", "\u00ad": "", "\u0002": "-", "\ufffe": "-"}
 _LIG_RE = re.compile("[\ufb00-\ufb06\u00ad\u0002\ufffe]")  # U+FFFE: pdfium's mark for a line-end hyphen
@@ -128,6 +129,12 @@ def _page_lines(page: Any, pno: int) -> tuple[list[_Line], float, float]:
             xs[i] = ox.value
             ys[i] = oy.value
             sizes[i] = font_size(tp, i)
+        keep = _rejoin(tp, text, xs, ys, sizes)
+        pdf_index = list(range(n))
+        if keep is not None:
+            text = "".join(" " if text[k] in "\r\n" else text[k] for k in keep)
+            xs, ys, sizes, pdf_index = [xs[k] for k in keep], [ys[k] for k in keep], [sizes[k] for k in keep], keep
+            n = len(keep)
         name = ctypes.create_string_buffer(128)
         flags = ctypes.c_int()
         lines: list[_Line] = []
@@ -145,7 +152,7 @@ def _page_lines(page: Any, pno: int) -> tuple[list[_Line], float, float]:
                 while first < i and text[first] == " ":
                     first += 1
                 if first < i:
-                    raw.FPDFText_GetFontInfo(tp, first, name, 128, ctypes.byref(flags))
+                    raw.FPDFText_GetFontInfo(tp, pdf_index[first], name, 128, ctypes.byref(flags))
                     fname = name.value.decode("latin-1", "replace").lower()
                     bold = "bold" in fname or "black" in fname or "heavy" in fname
                     line = _make_line(text, xs, ys, sizes, first, i, bold, pno)
@@ -155,6 +162,42 @@ def _page_lines(page: Any, pno: int) -> tuple[list[_Line], float, float]:
         return lines, width, height
     finally:
         textpage.close()
+
+
+def _rejoin(tp: Any, text: str, xs: list[float], ys: list[float], sizes: list[float]) -> list[int] | None:
+    """pdfium ends a line where the baseline moves by a superscript's rise ("χ" | "²" | " = 15.6", "cm³" | ") was"):
+    a line break followed, at about the same height, by text that starts where the last character ends (its
+    box, well short of a column gutter) is no break. Returns the character indices to read, without those breaks
+    (None: there are none); a break over a word space's gap reads as a space (its index kept, its text " ")."""
+    import pypdfium2.raw as raw
+
+    n = len(text)
+    left, right, bottom, top = ctypes.c_double(), ctypes.c_double(), ctypes.c_double(), ctypes.c_double()
+    box = (ctypes.byref(left), ctypes.byref(right), ctypes.byref(bottom), ctypes.byref(top))
+    drop: set[int] = set()
+    spaces: list[int] = []
+    i = 1
+    while i < n:
+        if text[i] not in "\r\n" or text[i - 1] in "\r\n ":
+            i += 1
+            continue
+        p, j = i - 1, i
+        while j < n and text[j] in "\r\n":
+            j += 1
+        size = max(sizes[p], sizes[j]) if j < n else 0.0
+        if j < n and text[j] != " " and xs[p] <= xs[j] < xs[p] + 2 * size and abs(ys[j] - ys[p]) < 0.6 * size \
+                and raw.FPDFText_GetCharBox(tp, p, *box):
+            gap = xs[j] - right.value
+            if -0.2 * size < gap < 0.6 * size:
+                drop.update(range(i + (gap > 0.15 * size), j))
+                if gap > 0.15 * size:
+                    spaces.append(i)
+        i = j
+    if not drop:
+        return None
+    for k in spaces:
+        xs[k], ys[k], sizes[k] = xs[k - 1], ys[k - 1], sizes[k - 1]
+    return [k for k in range(n) if k not in drop]
 
 
 def _make_line(text: str, xs: list[float], ys: list[float], sizes: list[float], a: int, b: int, bold: bool,
@@ -186,14 +229,19 @@ def _make_line(text: str, xs: list[float], ys: list[float], sizes: list[float], 
                     j += 1
                 run = text[k:j]
                 prev = parts[-1] if parts else ""
-                # citation markers start with a digit; "ml⁻¹", "10⁵" (after a digit) are units and powers, and a
-                # run before a letter that opens a word is a mass number ("¹⁸F-FDG", "¹¹C-raclopride")
+                # citation markers start with a digit; "ml⁻¹", "10⁵" (after a digit) are units and powers, a
+                # run before a letter that opens a word is a mass number ("¹⁸F-FDG", "¹¹C-raclopride"), and a
+                # digit after a unit or a symbol is its exponent ("cm²", "sp³", "χ²", "R²")
                 nxt = text[j] if j < b else ""
                 isotope = nxt.isalpha() and not prev.isalnum()
-                if _SUPER_CITE.match(run) and run[0].isdigit() and not prev.isdigit() and not isotope:
+                if _SUPER_CITE.match(run) and run[0].isdigit() and not prev.isdigit() and not isotope \
+                        and not _exponent(run, parts):
                     cites += 1
                     k = j
                     continue
+                parts.append(run)  # the whole run as it stands: "ml⁻¹" keeps its "1", not only the "-"
+                k = j
+                continue
             parts.append(ch)
             k += 1
         out = "".join(parts)
@@ -201,6 +249,26 @@ def _make_line(text: str, xs: list[float], ys: list[float], sizes: list[float], 
     if not out:
         return None
     return _Line(out, xs[a], xs[b - 1] + sizes[b - 1] * 0.5, baseline, main, bold, pno, cites=cites)
+
+
+# two-letter words a citation may follow; any other token of one or two letters before a superscript digit is a
+# unit or a symbol ("m²", "cm³", "sp²", "R²")
+_SHORT_WORDS = frozenset("an as at be by do et he if in is it me my no of on or so to up us we".split())
+
+
+def _exponent(run: str, parts: list[str]) -> bool:
+    """A superscript digit run that is a power, not a citation marker: one digit after a Greek letter ("χ²",
+    "σ²") or after a token of one or two letters that is not a word ("cm²", "mm³", "sp²", "R²")."""
+    if len(run) != 1:
+        return False
+    tail = "".join(parts[-4:])
+    m = re.search(r"(?<![^\W\d_])([^\W\d_]{1,3})$", tail)  # the letters closing the text so far, as a token
+    if not m:
+        return False
+    token = m.group(1)
+    if len(token) == 1 and unicodedata.name(token, "").startswith("GREEK"):
+        return True
+    return len(token) <= 2 and token.lower() not in _SHORT_WORDS
 
 
 # -- layout --------------------------------------------------------------------------------------------------------
@@ -658,6 +726,10 @@ def _join(block: list[_Line], vocab: Counter[str], compounds: set[str], stats: _
         # A hyphen TeX did not add (it breaks words only before a lower-case letter) joins a compound that goes
         # on with a capital or a digit: "FDG-" + "PET/CT", "COVID-" + "19", "355-" + "mm", never "FDG- PET/CT".
         if len(out) > 1 and out.endswith("-") and out[-2].isalnum() and t[:1].isalnum():
+            out = out + t
+            continue
+        # TeX breaks a line after an en or em dash and adds nothing: "fission–" + "fusion", "dynamics—" + "changes"
+        if len(out) > 1 and out.endswith(("\u2013", "\u2014")) and out[-2].isalnum() and t[:1].isalnum():
             out = out + t
             continue
         out = out + " " + t
