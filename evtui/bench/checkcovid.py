@@ -30,6 +30,7 @@ from evtui.bench.beir import (
 from evtui.bench.driver import Benchmark, Engine, Query, RunResult, Timings, run_benchmark
 from evtui.bench.jsonl import read_json_lines
 from evtui.bench.runs import ItemResult
+from evtui.bench.scifact import check_limit
 from evtui.config import load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
@@ -44,20 +45,20 @@ def paper_id(cord_id: object) -> str:
     return f"cord:{cord_id}"
 
 
-def _json_lines(path: Path, what: str) -> list[dict[str, Any]]:
-    """Check-COVID's .json files are JSON Lines."""
+def _json_lines(path: Path, what: str, unique: str | None = None) -> list[dict[str, Any]]:
+    """Check-COVID's .json files are JSON Lines (`unique`: a field no two rows may share)."""
     def check(obj: Any, where: str) -> None:
         if not isinstance(obj, dict):
             raise EvtuiError(f"{where}: expected a JSON object")
 
-    rows = read_json_lines(path, f"Check-COVID {what}", check)
+    rows = read_json_lines(path, f"Check-COVID {what}", check, unique=unique)
     if not rows:
         raise EvtuiError(f"no {what} in {path}")
     return rows
 
 
 def load_claims(path: Path) -> list[dict[str, Any]]:
-    claims = _json_lines(path, "claims")
+    claims = _json_lines(path, "claims", unique="id")
     for c in claims:
         if not {"id", "claim", "cord_id"} <= c.keys() or not isinstance(c.get("evidence_set", []), list):
             raise EvtuiError(f"{path}: claim {c.get('id')!r} is not a Check-COVID claim (id, claim, cord_id, "
@@ -203,6 +204,7 @@ def run_checkcovid(
     (a killed run's rankings) are not searched again; `on_item` gets each new claim's rankings.
     """
     check_method(method)
+    check_limit(limit)
     claims = load_claims(claims_path)
     claims = claims[:limit] if limit else claims
     params = {"corpus": str(corpus), "claims": str(claims_path), "seed": seed, "limit": limit, "depth": DEPTH}

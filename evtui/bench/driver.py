@@ -22,6 +22,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from evtui.bench.runs import (
     ItemResult,
     batch_items,
+    changed_since,
     claim_runs,
     discard_empty,
     find_resumable,
@@ -207,7 +208,11 @@ class RunBook:
             if self.run_ids:
                 claim_runs(library, list(self.run_ids.values()))  # running again: this process runs them
             elif say:
-                say("no unfinished run with these arguments: starting a new one")
+                stale = changed_since(library, dataset, tasks, method, self.params)
+                say(f"unfinished run {stale[0]} was made from other contents of "
+                    f"{', '.join(str(self.params[p]) for p in stale[1])} (edited since it started): starting a new "
+                    "run rather than mixing the two" if stale else
+                    "no unfinished run with these arguments: starting a new one")
         todo = [t for t in tasks if t not in self.run_ids]
         if save and todo:
             self.run_ids.update(zip(todo, start_runs(library, dataset, todo, method, self.params), strict=True))

@@ -31,13 +31,52 @@ def load_items(path: Path) -> dict[str, dict[str, Any]]:
     if path.is_dir():
         raise EvtuiError(f"{path} is a folder: give the EvidenceBench JSON file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (a Windows editor's) is not part of the JSON
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and text.lstrip().startswith("{"):  # one object per line: claims, a corpus
+            raise EvtuiError(f"{path} is JSON Lines (one object per line), not an EvidenceBench JSON file (one "
+                             "object of items): SciFact and Check-COVID files go to `evtui bench scifact` and "
+                             "`evtui bench checkcovid`") from exc
         raise EvtuiError(f"cannot read EvidenceBench data {path}: {exc}") from exc
-    if not isinstance(data, dict) or not all(
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvtuiError(f"cannot read EvidenceBench data {path}: {exc}") from exc
+    if not isinstance(data, dict) or not data or not all(
             isinstance(v, dict) and "paper_as_candidate_pool" in v for v in data.values()):
         raise EvtuiError(f"{path} is not an EvidenceBench JSON file (items with paper_as_candidate_pool)")
+    for item_id, item in data.items():
+        _check_item(path, item_id, item)
     return data
+
+
+def _check_item(path: Path, item_id: str, item: dict[str, Any]) -> None:
+    """What the harness reads of an item, checked before any run is recorded: a file missing one of them failed
+    with a KeyError traceback mid-sweep and left its runs listed as interrupted."""
+    def bad(field: str, what: str) -> EvtuiError:
+        return EvtuiError(f"{path}: item {item_id} is not an EvidenceBench item: {field} {what}")
+
+    def optimal(field: str) -> bool:
+        ev = item.get(field)
+        return isinstance(ev, dict) and isinstance(ev.get("optimal"), int) and not isinstance(ev["optimal"], bool) \
+            and ev["optimal"] >= 1
+
+    if not isinstance(item.get("hypothesis"), str) or not item["hypothesis"].strip():
+        raise bad("hypothesis", "is missing or empty")
+    if not isinstance(item.get("paper_as_candidate_pool"), list):
+        raise bad("paper_as_candidate_pool", "is not a list of sentences")
+    if not isinstance(item.get("aspect_list_ids"), list):
+        raise bad("aspect_list_ids", "is not a list")
+    index = item.get("sentence_index2aspects")
+    if not isinstance(index, dict) or not all(str(k).isdigit() and isinstance(v, list) for k, v in index.items()):
+        raise bad("sentence_index2aspects", "is not an object of sentence index -> aspect ids")
+    if not optimal("evidence_retrieval_at_optimal_evaluation"):
+        raise bad("evidence_retrieval_at_optimal_evaluation", "has no optimal K (a positive integer)")
+    if item.get("results_aspect_list_ids") is not None and not isinstance(item["results_aspect_list_ids"], list):
+        raise bad("results_aspect_list_ids", "is neither a list nor null")
+    if item.get("results_aspect_list_ids") is not None and \
+            item.get("results_evidence_retrieval_at_optimal_evaluation") is not None and \
+            not optimal("results_evidence_retrieval_at_optimal_evaluation"):
+        raise bad("results_evidence_retrieval_at_optimal_evaluation", "has no optimal K (a positive integer)")
 
 
 def task_k(item: dict[str, Any], task: str) -> int | None:

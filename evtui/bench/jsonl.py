@@ -11,11 +11,17 @@ from typing import Any
 from evtui.errors import EvtuiError
 
 
-def read_json_lines(path: Path, what: str, check: Callable[[Any, str], None]) -> list[dict[str, Any]]:
-    """Every object of the file; `check(obj, "<path> line N")` raises for one that is not a `what`."""
+def read_json_lines(path: Path, what: str, check: Callable[[Any, str], None], *,
+                    unique: str | None = None) -> list[dict[str, Any]]:
+    """Every object of the file; `check(obj, "<path> line N")` raises for one that is not a `what`.
+
+    A byte-order mark (a file saved by a Windows editor) and CRLF line ends are read as the file's text. `unique`
+    names a field (a claim's `id`) that no two objects may share, compared as text as the harness keys items: a
+    repeated id would silently keep one of the two claims' answers and score the other's."""
     rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
@@ -24,6 +30,13 @@ def read_json_lines(path: Path, what: str, check: Callable[[Any, str], None]) ->
                 except json.JSONDecodeError as exc:  # its own position is within the line: name the file's line
                     raise EvtuiError(f"cannot read {what} {path}: line {lineno} is not JSON ({exc.msg})") from exc
                 check(obj, f"{path} line {lineno}")
+                if unique is not None and isinstance(obj, dict) and unique in obj:
+                    key = str(obj[unique])
+                    if key in seen:
+                        raise EvtuiError(f"{path} line {lineno}: {unique} {obj[unique]!r} is already on line "
+                                         f"{seen[key]} (ids are compared as text, so 2 and \"2\" are the same): "
+                                         f"give each {unique} once")
+                    seen[key] = lineno
                 rows.append(obj)
     except (OSError, UnicodeDecodeError) as exc:
         raise EvtuiError(f"cannot read {what} {path}: {exc}") from exc

@@ -8,6 +8,7 @@ the same dataset, tasks, method and parameters.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -108,9 +109,36 @@ def _runs_live(owner: str | None) -> bool:
     return process_alive(pid, started if isinstance(started, int) else None)
 
 
-def resume_key(dataset: str, task: str, method: str, params: Mapping[str, Any]) -> str:
-    """What makes two runs the same run: a resumed run must compute exactly what the killed one would have."""
-    return json.dumps({"dataset": dataset, "task": task, "method": method, "params": params}, sort_keys=True)
+# The parameters that name a run's data files (EvidenceBench's `data`; a SciFact / Check-COVID corpus and claims).
+DATA_PARAMS: tuple[str, ...] = ("data", "corpus", "claims")
+
+
+def data_digests(params: Mapping[str, Any]) -> dict[str, str]:
+    """param -> sha1 of the file it names, for each of DATA_PARAMS that names a readable file: part of the resume key,
+    so a file edited between a killed run and `--resume` starts a new run instead of mixing two files' items."""
+    out: dict[str, str] = {}
+    for name in DATA_PARAMS:
+        value = params.get(name)
+        if not isinstance(value, str) or not value:
+            continue
+        digest = hashlib.sha1(usedforsecurity=False)
+        try:
+            with Path(value).expanduser().open("rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+        except OSError:
+            continue  # not readable: the run fails on it, with its own message
+        out[name] = digest.hexdigest()[:16]
+    return out
+
+
+def resume_key(dataset: str, task: str, method: str, params: Mapping[str, Any],
+               files: Mapping[str, str] | None = None) -> str:
+    """What makes two runs the same run: a resumed run must compute exactly what the killed one would have, so
+    the contents of its data files count as well as their names (`files`: data_digests(params) unless given)."""
+    files = data_digests(params) if files is None else files
+    return json.dumps({"dataset": dataset, "task": task, "method": method, "params": params,
+                       **({"files": dict(files)} if files else {})}, sort_keys=True)
 
 
 def code_version() -> str:
@@ -152,6 +180,7 @@ def start_runs(library: Library, dataset: str, tasks: Sequence[str], method: str
     """One 'running' row per task, all of one sweep, before any item runs; returns their ids in task order."""
     sweep = uuid.uuid4().hex[:12]
     version = code_version()
+    files = data_digests(params)  # read once, before the write window opens
     ids = []
     with batch_write(library) as con:
         _ensure(con)
@@ -162,7 +191,7 @@ def start_runs(library: Library, dataset: str, tasks: Sequence[str], method: str
                 " per_item, seconds, status, sweep_id, resume_key, owner) VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}',"
                 " 0, 'running', ?, ?, ?)",
                 [run_id, dataset, task, method, json.dumps(params), version, sweep,
-                 resume_key(dataset, task, method, params), _owner()])
+                 resume_key(dataset, task, method, params, files), _owner()])
             ids.append(run_id)
     return ids
 
@@ -175,7 +204,10 @@ def find_resumable(library: Library, dataset: str, tasks: Sequence[str], method:
     interrupted instead of starting its finished tasks over."""
     con = library.store.con
     _ensure(con)
-    keys = {resume_key(dataset, t, method, params): t for t in tasks}
+    files = data_digests(params)
+    keys = {resume_key(dataset, t, method, params, files): t for t in tasks}
+    # a run started by an evtui that recorded no file contents is resumed on its arguments alone, as it was then
+    keys.update({resume_key(dataset, t, method, params, {}): t for t in tasks})
     row = con.execute(
         "SELECT sweep_id FROM runs WHERE status = 'running' AND resume_key IN (SELECT unnest(?))"
         " ORDER BY created_at DESC, id LIMIT 1", [list(keys)]).fetchone()
@@ -184,6 +216,34 @@ def find_resumable(library: Library, dataset: str, tasks: Sequence[str], method:
     rows = con.execute("SELECT id, resume_key FROM runs WHERE sweep_id = ? AND resume_key IN (SELECT unnest(?))",
                        [row[0], list(keys)]).fetchall()
     return {keys[k]: run_id for run_id, k in rows}
+
+
+def changed_since(library: Library, dataset: str, tasks: Sequence[str], method: str,
+                  params: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """When `find_resumable` finds nothing: the newest unfinished run with these very arguments whose data files
+    have changed since it started, and the parameters naming them; None when there is none (a run by an older
+    evtui recorded no contents: find_resumable resumes it on its arguments). Its items may have been computed on other
+    data, so a resume starts a new run rather than mixing them."""
+    con = library.store.con
+    _ensure(con)
+    files = data_digests(params)
+    rows = con.execute(
+        "SELECT id, resume_key FROM runs WHERE status = 'running' AND dataset = ? AND method = ?"
+        " AND task IN (SELECT unnest(?)) ORDER BY created_at DESC, id", [dataset, method, list(tasks)]).fetchall()
+    want = json.loads(json.dumps(params))  # as stored: tuples become lists
+    for run_id, key in rows:
+        try:
+            stored = json.loads(key or "")
+        except ValueError:
+            continue
+        if not isinstance(stored, dict) or stored.get("params") != want:
+            continue
+        if not isinstance(before := stored.get("files"), dict):
+            continue
+        changed = sorted(name for name in files if before.get(name) != files[name])
+        if changed:
+            return run_id, changed
+    return None
 
 
 def claim_runs(library: Library, run_ids: Sequence[str]) -> None:

@@ -37,12 +37,19 @@ def paper_id(doc_id: object) -> str:
     return f"scifact:{doc_id}"
 
 
+def check_limit(limit: int | None) -> None:
+    """`--limit N` takes the first N claims: 0 or a negative N (which slicing would read as "all" or "all but the
+    last N") is refused."""
+    if limit is not None and limit < 1:
+        raise EvtuiError(f"--limit must be at least 1, not {limit}")
+
+
 def load_claims(path: Path) -> list[dict[str, Any]]:
     def check(obj: Any, where: str) -> None:
         if not isinstance(obj, dict) or "claim" not in obj or "id" not in obj:
             raise EvtuiError(f"{where}: not a SciFact claim (needs id and claim)")
 
-    claims = read_json_lines(path, "SciFact claims", check)
+    claims = read_json_lines(path, "SciFact claims", check, unique="id")
     if not claims:
         raise EvtuiError(f"no claims in {path}")
     return claims
@@ -138,6 +145,7 @@ def run_scifact(
     Claims in `done` (a killed run's rankings) are not searched again; `on_item` gets each new ranking.
     """
     check_method(method)
+    check_limit(limit)
     claims = load_claims(claims_path)
     claims = claims[:limit] if limit else claims
     qrels = build_qrels(claims, qrels_rule)

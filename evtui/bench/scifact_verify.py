@@ -30,7 +30,8 @@ from evtui.bench import scifact_predict
 from evtui.bench.driver import Benchmark, Engine, ProgressFn, RunResult, Timings, run_benchmark
 from evtui.bench.jsonl import read_json_lines
 from evtui.bench.runs import ItemResult
-from evtui.bench.scifact import check_documents, load_claims, paper_id
+from evtui.bench.scifact import check_documents, check_limit, load_claims, paper_id
+from evtui.bench.scifact_ids import PREFIX
 from evtui.config import load_config
 from evtui.errors import EvtuiError
 from evtui.library import Library
@@ -90,6 +91,9 @@ def metrics(c: Counts) -> dict[str, Any]:
 def _index(value: Any, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise EvtuiError(f"{where}: sentence index {value!r} is not an integer")
+    if value < 0:  # no abstract has one; it would count as a predicted sentence, silently lowering precision
+        raise EvtuiError(f"{where}: sentence index {value} is negative (abstract sentences count from 0, the title "
+                         "is not one of them)")
     return value
 
 
@@ -178,6 +182,21 @@ def claim_f1(c: Counts) -> float:
     return prf(c.correct_label_only, c.predicted_abstracts, c.gold_abstracts)["f1"]
 
 
+def _check_doc_ids(claims: Sequence[Mapping[str, Any]], predictions: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse doc ids written as evtui's paper ids (`scifact:4983`) when the gold file's are bare corpus doc_ids:
+    the official scorer matches doc ids as text, so every such abstract would silently count as wrong (all four
+    F1s 0) instead of being scored."""
+    if any(str(doc).startswith(PREFIX) for c in claims for doc in (c.get("evidence") or {})):
+        return  # a gold file that names its documents this way: compared as they are
+    for pred in predictions:
+        evidence = pred.get("evidence")
+        for doc in evidence if isinstance(evidence, Mapping) else ():
+            if str(doc).startswith(PREFIX):
+                bare = str(doc)[len(PREFIX):]
+                raise EvtuiError(f"prediction for claim {pred['id']}: doc id {str(doc)!r} is evtui's paper id; the "
+                                 f"SciFact format names the corpus doc_id alone ({bare!r}), as the gold file does")
+
+
 def score(claims: Sequence[Mapping[str, Any]], predictions: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The official metrics of predictions against gold claims: exactly one prediction per claim (any order)."""
     by_id: dict[str, Mapping[str, Any]] = {}
@@ -191,6 +210,7 @@ def score(claims: Sequence[Mapping[str, Any]], predictions: Iterable[Mapping[str
     ids = [str(c["id"]) for c in claims]
     if len(set(ids)) != len(ids):
         raise EvtuiError("the gold claims repeat a claim id")
+    _check_doc_ids(claims, by_id.values())
     missing = [i for i in ids if i not in by_id]
     extra = sorted(set(by_id) - set(ids))
     if missing or extra:
@@ -209,7 +229,7 @@ def score(claims: Sequence[Mapping[str, Any]], predictions: Iterable[Mapping[str
 
 
 def load_predictions(path: Path) -> list[dict[str, Any]]:
-    return read_json_lines(path, "SciFact predictions", check_prediction)
+    return read_json_lines(path, "SciFact predictions", check_prediction, unique="id")
 
 
 def evaluate_files(gold_path: Path, pred_path: Path) -> dict[str, Any]:
@@ -343,6 +363,7 @@ def run_scifact_verify(
     """
     if papers < 1:
         raise EvtuiError("--papers must be at least 1")
+    check_limit(limit)
     claims = load_claims(claims_path)
     claims = claims[:limit] if limit else claims
     for c in claims:
