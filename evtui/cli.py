@@ -1343,8 +1343,8 @@ def build_parser() -> argparse.ArgumentParser:
     eb.add_argument("--model", default=None, help="litellm model string for the llm-* and evidential methods")
     eb.add_argument("--api-base", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8011/v1")
     eb.add_argument("--resume", action="store_true",
-                    help="finish the newest unfinished run (killed or interrupted) with the same data, task, method "
-                         "and parameters, keeping its finished items")
+                    help="finish the newest unfinished run (killed or interrupted) with the same data (path and "
+                         "contents), task, method and parameters, keeping its finished items")
     _add_engine_args(eb, "where the items are ranked: local (default) or ray (Ray actors over Parquet; search and judge methods")
     eb.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     eb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
@@ -1376,8 +1376,8 @@ def build_parser() -> argparse.ArgumentParser:
         _add_engine_args(bb, "where the claims are ranked: local (default) or ray (Ray actors over Parquet")
         bb.add_argument("--no-save", action="store_true", help="do not store the run (see `evtui bench runs`)")
         bb.add_argument("--resume", action="store_true",
-                        help="finish the newest unfinished run (killed or interrupted) with the same arguments, "
-                             "keeping the claims it finished")
+                        help="finish the newest unfinished run (killed or interrupted) with the same arguments and "
+                             "file contents, keeping the claims it finished")
         bb.add_argument("--json", action="store_true", help="print one JSON document on stdout")
         bb.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     se_ = bsub.add_parser("scifact-eval", help="score a SciFact prediction file with the official metrics",
