@@ -57,7 +57,7 @@ MAX_BACKOFF = 30.0  # also the most a Retry-After header makes us wait
 # Calls in a row (across items) that may time out before the sweep stops calling the server.
 TIMEOUTS_IN_A_ROW = 3
 CONNECT_BACKOFF = 1.0  # the most we wait before asking again a server that refused the connection
-SERVER_SILENT = f"skipped: server not answering ({TIMEOUTS_IN_A_ROW} calls in a row timed out)"
+SERVER_SILENT = "server not answering"  # how a silent server's reason begins (LLMClient.silent says the rest)
 
 _LITELLM: Any = None
 _LITELLM_LOCK = threading.Lock()
@@ -320,6 +320,12 @@ class LLMClient:
             msg = msg.removeprefix(prefix)
         return redact(f"{name}: {msg}"[:500], [self._api_key])
 
+    def silent(self) -> str:
+        """Why the calls left were not made: a server that let TIMEOUTS_IN_A_ROW calls time out, named with the
+        wait it got and the setting that lengthens it."""
+        return (f"{SERVER_SILENT}: {TIMEOUTS_IN_A_ROW} calls in a row to {self.where()} got no reply within "
+                f"{self.timeout:g} s (judge_timeout sets how long to wait)")
+
     def where(self) -> str:
         """The server, for a message: the api_base, or the provider a hosted model string names."""
         return self.api_base or f"the {self.model.split('/', 1)[0]} API"
@@ -342,7 +348,7 @@ class LLMClient:
         attempt = 0
         while True:
             if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW:
-                raise CallError(SERVER_SILENT, fatal=True, skip=True)
+                raise CallError(self.silent(), fatal=True, skip=True)
             if self.unreachable:
                 raise CallError(self.unreachable, fatal=True)
             try:
@@ -365,7 +371,7 @@ class LLMClient:
                     # row, across items, stop calling it.
                     self.timeouts_in_a_row += 1
                     if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW:
-                        raise CallError(SERVER_SILENT, fatal=True, skip=True) from None
+                        raise CallError(self.silent(), fatal=True, skip=True) from None
                 else:
                     self.timeouts_in_a_row = 0
                     problem = connection_problem(exc)
@@ -441,24 +447,45 @@ class LLMClient:
 # -- the judge -------------------------------------------------------------------------------------
 @dataclass
 class _Budget:
+    """The sweep's cost limit. A call reserves its worst case before it starts and settles at its real cost. A call
+    that does not fit beside the calls in flight waits for them to settle (they usually cost far less than their
+    worst case) and is refused only when it does not fit with none in flight; calls are let through in the order
+    they asked, so the best-ranked sentences are judged first."""
+
     limit: float | None
     spent: float = 0.0
     reserved: float = 0.0
     stopped: str | None = None
+    _turn: asyncio.Lock | None = None  # one caller at a time decides (FIFO): a later call never overtakes a waiter
+    _settled: asyncio.Event | None = None  # set when a call in flight settles
 
-    def take(self, amount: float) -> bool:
-        if self.stopped:
-            return False
-        if self.limit is not None and self.spent + self.reserved + amount > self.limit + 1e-12:
-            self.stopped = (f"not judged: the next call (~${amount:.4f}) would take the cost past the limit of "
-                            f"${self.limit:.4f} (spent ${self.spent:.4f})")
-            return False
-        self.reserved += amount
-        return True
+    async def take(self, amount: float) -> bool:
+        if self.limit is None:
+            self.reserved += amount
+            return True
+        if self._turn is None:
+            self._turn = asyncio.Lock()
+        async with self._turn:
+            while True:
+                if self.stopped:
+                    return False
+                if self.spent + self.reserved + amount <= self.limit + 1e-12:
+                    self.reserved += amount
+                    return True
+                if self.reserved <= 1e-12:  # nothing in flight: this call alone would pass the limit
+                    self.stopped = (f"not judged: the next call (up to ~${amount:.4f}) would take the cost past the "
+                                    f"limit of ${self.limit:.4f} (spent ${self.spent:.4f})")
+                    return False
+                if self._settled is None:
+                    self._settled = asyncio.Event()
+                await self._settled.wait()
 
     def settle(self, reserved: float, actual: float) -> None:
-        self.reserved -= reserved
+        self.reserved = max(0.0, self.reserved - reserved)
         self.spent += actual
+        if self._settled is not None:
+            self._settled.set()
+            self._settled = None
 
 
 class LLMJudge:
@@ -579,11 +606,11 @@ class LLMJudge:
         async def call(msgs: Messages) -> Completion | None:
             nonlocal tin, tout, cost
             worst = self.call_estimate(msgs, worst=True)[2]
-            if not budget.take(worst):
+            if not await budget.take(worst):
                 return None
             try:
                 c = await self.client.acomplete(msgs, max_tokens=self.max_tokens, json_mode=True)
-            except CallError:
+            except BaseException:  # a failed or cancelled call costs nothing and must not hold its reservation
                 budget.settle(worst, 0.0)
                 raise
             budget.settle(worst, c.cost)

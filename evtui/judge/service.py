@@ -194,5 +194,6 @@ def summarize(judgments: Sequence[Judgment]) -> dict[str, Any]:
         "cost": round(sum(j.cost for j in judgments), 6),
         "tokens_in": sum(j.tokens_in for j in judgments),
         "tokens_out": sum(j.tokens_out for j in judgments),
-        "notes": sorted({n for j in judgments for n in j.notes if n.startswith("no price known")}),
+        # a cached verdict keeps its first run's notes, but this run made no call for it: no "calls … cost $0"
+        "notes": sorted({n for j in judgments if not j.cached for n in j.notes if n.startswith("no price known")}),
     }

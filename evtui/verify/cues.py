@@ -28,7 +28,15 @@ _MIDDOT = re.compile(r"(?<=\d)[·⋅](?=\d)")
 
 
 # A citation of other work: numbered ([18], [37, 39–41]) or author-year ("Smith et al., 2010", "(Smith 2010)").
-_CITES = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]|\bet al\.|\([A-Z][A-Za-z-]+(?: and [A-Z][A-Za-z-]+)?,? (?:19|20)\d\d[a-z]?\)")
+# "et al." is shown with the author before it and the year after ("Smith et al. 2015"): alone it names no study.
+_CITES = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]|(?:\b[A-Z][\w'’-]*\s+)?\bet al\.(?:,?\s+(?:19|20)\d\d[a-z]?\b)?|"
+                    r"\([A-Z][A-Za-z-]+(?: and [A-Z][A-Za-z-]+)?,? (?:19|20)\d\d[a-z]?\)")
+
+
+def _cited(m: re.Match[str]) -> str:
+    """The citation in parentheses, once: "[18]" as "([18])", "(Krause and Ruxton 2002)" as it is."""
+    cite = m.group(0)
+    return cite if cite.startswith("(") else f"({cite})"
 
 
 # Sections that recount other studies rather than report the paper's own findings.
@@ -58,10 +66,10 @@ def second_hand(text: str, section_kind: str) -> str:
         return f"the abstract's {label}: may recount earlier work, not this study's finding"
     cite = _CITES.search(text)
     if section_kind in BACKGROUND_KINDS:  # "check the cited study" only where one is cited
-        return "in the introduction: may recount earlier work" + (f", check the cited study ({cite.group(0)})"
+        return "in the introduction: may recount earlier work" + (f", check the cited study {_cited(cite)}"
                                                                    if cite else "")
     if section_kind != "results" and cite:
-        return f"cites other work ({cite.group(0)}): may report another study's finding"
+        return f"cites other work {_cited(cite)}: may report another study's finding"
     return ""
 
 
@@ -110,12 +118,22 @@ def non_significant(text: str) -> bool:
     return bool(found) and not small
 
 
+# A direction word's agent noun names a thing, not a change: "ACE inhibitors cause angioedema" asserts "cause" (the
+# rationale read "the query asserts “inhibitors”"), and a gene's promoter or a plasminogen activator reports nothing.
+_AGENT = re.compile(r"(?:inhibit|activat|suppress|promot|induc|enhanc|stimulat)(?:or|er)s?", re.I)
+
+
+def _direction(words: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first of `words` in `text` that says a change (not an agent noun such as "inhibitor")."""
+    return next((m for m in words.finditer(text) if not _AGENT.fullmatch(m.group(0))), None)
+
+
 def _reading(text: str) -> tuple[str, str]:
     """The finding's direction ("neg", "up", "down", or "" for an association or nothing) and the word that says
     it, e.g. ("down", "lowered"), ("neg", "did not"), ("", "associated")."""
     if m := _NEGATED.search(text):
         return "neg", m.group(0).lower()
-    up, down = _UP.search(text), _DOWN.search(text)
+    up, down = _direction(_UP, text), _direction(_DOWN, text)
     if up and (not down or up.start() < down.start()):
         return "up", up.group(0).lower()
     if down:
