@@ -1011,6 +1011,7 @@ def _judge_opts(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_judge(args: argparse.Namespace) -> int:
     """Search (same filters and default method as `evtui search`), then judge the top k on the 0–100 rubric."""
     from evtui.judge import LEVELS, estimate, failure_line, judge_evidence, make_judge, summarize
+    from evtui.judge.llm import SERVER_SILENT
     from evtui.judge.service import failure_root
     from evtui.query.parse import NO_CLAIM
     from evtui.render import highlight
@@ -1039,12 +1040,16 @@ def cmd_judge(args: argparse.Namespace) -> int:
     pairs = sorted(zip(result.evidence, judgments, strict=True),
                    key=lambda ej: (ej[1].status != "ok", -ej[1].score, -ej[1].confidence, ej[0].rank))
     totals = summarize(judgments)
-    if judgments and totals["skipped"] == len(judgments):
-        raise EvtuiError(f"nothing was judged: {judgments[0].error}")
+    all_skipped = bool(judgments) and totals["skipped"] == len(judgments)
+    why_skipped = (judgments[0].error or "not judged") if all_skipped else ""
+    if all_skipped and not why_skipped.startswith(SERVER_SILENT):  # --max-cost too small: an input error (exit 2)
+        raise EvtuiError(f"nothing was judged: {why_skipped}")
     stopped = next((j.error for j in judgments if j.status == "skipped"), None)
     # A reason every failed row shares (a server that cannot be reached) is said once, not on each row; and a
-    # run in which no row got a verdict fails (exit 1).
+    # run in which no row got a verdict fails (exit 1), with its results (the local verdicts) under --json.
     failure = failure_line(judge.name, judgments)
+    if all_skipped:  # a server that stopped answering: a judge that got nothing done, not a usage error
+        failure = f"the LLM judge skipped every sentence: {why_skipped}; the local judge's verdicts are unchanged"
     verdicts = sum(1 for j in judgments if j.status == "ok")
     rc = 1 if judgments and not verdicts else 0
     if args.json:
