@@ -159,26 +159,14 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
     from evtui.library import Library
 
     cfg = _config(args)
-    started = time.monotonic()
     if reading:
         lib, note = open_reader(cfg)
         if note and not getattr(args, "json", False):
             _say(f"[dim]{safe(note)}[/]")
     else:
         lib = Library(cfg)
-    rebuilt = _index_rebuilt(lib)
-    took = f"{time.monotonic() - started:.1f}s"
-    notes = list(getattr(lib, "notes", []))
-    for note in notes:
-        if rebuilt is not None and note.endswith(_REBUILT_NOTE):  # a damaged index: its own note, and how long
-            note = f"{note} ({rebuilt:,} sentences, {took})"
-            rebuilt = None
+    for _severity, note in lib.opening_notes():  # a rebuilt search index: why that command took so long
         _say(f"[yellow]note:[/] {safe(note)}")
-    if rebuilt is not None:
-        # A search index that was missing (deleted, never copied with the database), half-built or from another
-        # version is rebuilt from DuckDB as the library opens: a search that took that long says why, on stderr.
-        _say(f"[yellow]note:[/] rebuilt the search index from the database ({rebuilt:,} sentences, {took}): it was "
-             f"missing, incomplete or from another version ({safe(str(cfg.index_path))})")
     if lib.recovered:
         _say(f"[yellow]repaired {len(lib.recovered)} paper(s) left unfinished by an interrupted run[/]")
     if demo and not lib.read_only:
@@ -188,15 +176,6 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
             _say(f"[dim]loaded the bundled demo library: {report.added} papers, {report.sentences} sentences "
                  f"in {report.seconds:.1f}s[/]")
     return lib
-
-
-_REBUILT_NOTE = "rebuilt it from the database"  # how the library's note on a damaged index ends (evtui/library.py)
-
-
-def _index_rebuilt(lib: Library) -> int | None:
-    """How many sentences opening `lib` re-indexed from DuckDB (its search index was missing, half-built, left half
-    rebuilt by a killed command, or from another version), None when it was not rebuilt."""
-    return None if lib.read_only or lib.reindexed is None else lib.reindexed[0]
 
 
 def _shortened(text: str, limit: int) -> str:
@@ -454,7 +433,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    import time
 
     from evtui import paper_vectors
     from evtui.embed import coverage, ensure_embeddings

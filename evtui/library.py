@@ -221,6 +221,9 @@ class IngestReport:
         }
 
 
+INDEX_REBUILT = "rebuilt it from the database"  # how the note on a damaged search index ends
+
+
 class Library:
     def __init__(self, config: Config | None = None, *, read_only: bool = False, shared: bool = False) -> None:
         self.config = config or load_config()
@@ -328,8 +331,7 @@ class Library:
                                      f"rebuilt ({short_reason(exc)})") from exc
                 # DuckDB holds every sentence: the index is derived data, rebuilt below (rebuilt=True).
                 remove_index(self.config.index_path)
-                self.notes.append(f"the search index was damaged ({short_reason(exc, 100)}); rebuilt it from the "
-                                  "database")
+                self.notes.append(f"the search index was damaged ({short_reason(exc, 100)}); {INDEX_REBUILT}")
         raise AssertionError("unreachable")
 
     def _index_snapshot(self) -> SearchBackend:
@@ -472,6 +474,25 @@ class Library:
         if deleting:
             self.store.delete_papers(deleting)
         return ids
+
+    def opening_notes(self) -> list[tuple[str, str]]:
+        """What opening repaired or could not, for the CLI's stderr and the app's toasts, as (severity, text):
+        a search index that was missing, half rebuilt (a killed command) or from another version was rebuilt from
+        DuckDB, with how many sentences and how long (a search that took that long says why), then `notes`, a
+        damaged index's with its size and time. A read-only library rebuilt nothing."""
+        if self.read_only:
+            return []
+        rebuilt = self.reindexed
+        out: list[tuple[str, str]] = []
+        for note in self.notes:
+            if rebuilt is not None and note.endswith(INDEX_REBUILT):  # its own note, and how long
+                note = f"{note} ({rebuilt[0]:,} sentences, {rebuilt[1]:.1f}s)"
+                rebuilt = None
+            out.append(("warning", note))
+        if rebuilt is not None:
+            out.insert(0, ("information", f"rebuilt the search index from the database ({rebuilt[0]:,} sentences, "
+                                          f"{rebuilt[1]:.1f}s): it was missing, incomplete or from another version"))
+        return out
 
     def reindex_all(self) -> None:
         """Rebuild the whole index from DuckDB (after a schema change of the index)."""

@@ -11,7 +11,7 @@ import importlib
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -172,6 +172,11 @@ class EvtuiApp(App[None]):
     def open_library(self) -> None:
         from evtui.demo import ensure_demo
 
+        cfg = self.config
+        if cfg.db_path.exists() and not cfg.index_path.exists():  # opening rebuilds it: seconds to minutes
+            with suppress(RuntimeError):  # the app already closing (q at once): nothing to say it on
+                self.call_from_thread(self.loading_says, "the search index is missing: rebuilding it from the "
+                                      "database…")
         try:
             # shared: DuckDB read-only between writes, so `evtui search` etc. work in another pane meanwhile; a data
             # home that cannot be written (a colleague's library, a read-only mount, a full disk) opens read-only
@@ -208,7 +213,11 @@ class EvtuiApp(App[None]):
             note += f" · {read_only}"
         if lib.recovered:
             note += f" · repaired {len(lib.recovered)} paper(s) an interrupted run left unfinished"
-        self.post_message(LibraryReady(lib, note))
+        self.post_message(LibraryReady(lib, note, tuple(lib.opening_notes())))
+
+    def loading_says(self, text: str) -> None:
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.say(text)
 
     def on_ingest_step(self, msg: IngestStep) -> None:
         if isinstance(self.screen, LoadingScreen):
@@ -234,6 +243,8 @@ class EvtuiApp(App[None]):
         search = self.search_screen()
         if search is not None:
             search.library_ready(msg.note)
+        for severity, notice in msg.notices:  # once, as toasts: the status line keeps its counts
+            self.notify(notice, title="Library", severity=severity, timeout=10)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
                markup: bool = True) -> None:

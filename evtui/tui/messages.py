@@ -12,10 +12,11 @@ if TYPE_CHECKING:
 
 
 class LibraryReady(Message):
-    def __init__(self, library: Library, note: str) -> None:
+    def __init__(self, library: Library, note: str, notices: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__()
         self.library = library
         self.note = note
+        self.notices = notices  # (severity, text): what opening repaired or rebuilt, said once
 
 
 class LibraryFailed(Message):

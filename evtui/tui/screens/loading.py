@@ -32,6 +32,7 @@ class LoadingScreen(Screen[None]):
         super().__init__()
         self._total: int | None = None  # the demo's papers, counted at its first step
         self._start: tuple[float, int] | None = None  # (when, papers) of the first step that read any
+        self._said = ""  # what opening is doing (say), if not the default
 
     def compose(self) -> ComposeResult:
         with Middle(), Center(), Vertical(id="loading-box"):
@@ -42,6 +43,8 @@ class LoadingScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(ProgressBar).display = False
+        if self._said:
+            self.say(self._said)
 
     def step(self, msg: IngestStep) -> None:
         if self._total is None:
@@ -65,6 +68,13 @@ class LoadingScreen(Screen[None]):
                 head += f" · {time_left((total - msg.papers_seen) / rate)}"
         self.query_one("#loading-text", Static).update(
             f"first launch: loading the demo library\n{head}" + (f"\nreading {name}" if name else ""))
+
+    def say(self, text: str) -> None:
+        """What opening is doing, where it takes long (rebuilding a missing search index); kept for the mount when
+        said before it."""
+        self._said = text
+        for shown in self.query("#loading-text").results(Static):
+            shown.update(Text(text))
 
     def failed(self, reason: str) -> None:
         self.query_one(ProgressBar).display = False

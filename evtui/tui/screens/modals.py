@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from evtui.models import Aspect
 from evtui.render import plain, safe_text, short
+from evtui.tui.widgets.keybar import KeyBar
 from evtui.tui.widgets.oneline import OneLineInput
 
 ROLES = ("head", "relation", "tail", "concept")
@@ -42,6 +43,8 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", variant="primary", id="yes")
                 yield Button("Cancel (n)", id="no")
+        # the dialog's own keys at the bottom: the screen's key bar underneath listed keys the dialog swallows
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()
@@ -78,6 +81,7 @@ class AspectEditScreen(ModalScreen["Aspect | None"]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (enter)", variant="primary", id="save")
                 yield Button("Cancel (esc)", id="cancel")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#label", Input).focus()
@@ -161,6 +165,7 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll():
                 yield Static(help_text(self.rows, max(40, self.app.size.width - 8)), id="help-keys")
             yield Static(Text("id: for [keymap] in config.toml · ctrl+p: every action · esc closes"), classes="dim")
+        yield KeyBar()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -152,6 +153,16 @@ class ReaderScreen(EvtuiScreen):
         except Exception:  # noqa: BLE001 - an unknown id leaves the cursor where it is
             return
         ol.scroll_to_highlight(top=False)
+        # the hit mid-screen, with the sentences after it in sight: at the bottom edge, a jump (n, or the reader
+        # opened at a verdict's sentence) showed the hit as the last line and none of what followed it. Through the
+        # list's line map (Textual's own, private: where absent the hit stays just in sight, as before).
+        update_lines = getattr(ol, "_update_lines", None)
+        if callable(update_lines):
+            update_lines()
+        y, heights = getattr(ol, "_index_to_line", {}).get(ol.highlighted), getattr(ol, "_heights", {})
+        if y is not None and ol.highlighted in heights:
+            ol.scroll_to_region(Region(0, y, ol.scrollable_content_region.width, heights[ol.highlighted]),
+                                center=True, force=True, animate=False, immediate=True)
         self.show_status()
 
     def current_id(self) -> str | None:

@@ -171,7 +171,10 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
     def on_mount(self) -> None:
         ds = default_dataset()
         if ds is not None:
-            self.query_one("#dataset", Input).value = str(ds)
+            dataset = self.query_one("#dataset", Input)
+            dataset.value = str(ds)
+            # the file's name in sight, not only its folders: at 80 columns the field showed "/work/shared/datasets/"
+            self.call_after_refresh(lambda: dataset.scroll_to(x=dataset.max_scroll_x, animate=False))
         self.query_one("#bench-model", Input).value = self.evtui.judge_model() or ""
         methods = self.query_one("#methods", SelectionList)
         for m in quick_methods():  # no embedding, no LLM: seconds on the demo's dataset (BENCHMARKS.md)

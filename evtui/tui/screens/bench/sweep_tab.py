@@ -69,6 +69,7 @@ START_WAIT = 5.0
 # DuckDB read-only); then the progress line names the reader and the sweep tries again, until the reader is gone
 # or the sweep is cancelled: a run is never dropped because someone was reading.
 WRITE_TRY = 1.0
+TIMING = "timing…"  # progress_line's `left` while no item of the run has been timed and its estimate is spent
 
 T = TypeVar("T")
 
@@ -96,6 +97,8 @@ def progress_line(msg: SweepProgress | None, left: str | None, guess: bool, wait
     if waiting is not None:
         whens = [f"waiting for {waiting} to finish reading the library…", f"waiting for {waiting} (reading)",
                  f"waiting for {waiting}"]
+    elif left == TIMING:  # no item timed yet and past its estimate: no figure to give
+        whens = ["time left: timing the first item…", "timing…"]
     elif left is not None:
         whens = [f"~{left} left (estimate)", f"~{left} left (est.)", f"~{left} left"] if guess else [f"~{left} left"]
     else:
@@ -118,6 +121,23 @@ def progress_line(msg: SweepProgress | None, left: str | None, guess: bool, wait
     return tries[-1]
 
 
+def dataset_note(items: dict[str, dict[str, Any]]) -> Text:
+    """The dataset field's note for a file that reads: what it holds ("37 items · 37 papers")."""
+    n, papers = len(items), len(paper_sentences(items))
+    return Text(f"{n:,} item{'s' if n != 1 else ''} · {papers:,} paper{'s' if papers != 1 else ''}", style="green")
+
+
+def overdue(clock: SweepClock, now: float) -> bool:
+    """Whether the time left has nothing real to go on: no item of the current run is timed yet and the run's
+    setup (embedding its papers: minutes) has outlasted the run's whole estimate, so the clock's figure has fallen
+    to the runs after it (nothing, on the last run: "~1 s left" for minutes)."""
+    if clock.first is not None or clock.estimates is None or clock.run >= len(clock.estimates) or \
+            len(clock.estimates) < clock.runs:
+        return False
+    scale = min(5.0, max(0.2, clock.actual / clock.expected)) if clock.expected > 0 else 1.0  # as SweepClock.left
+    return now - clock.run_start >= clock.estimates[clock.run] * scale
+
+
 class SweepTab(BenchTab):
     _waiting: str | None = None  # the reader the sweep's writes wait for (the progress line says so)
     _failed: tuple[str, ...] = ()  # the running sweep's runs that failed ("task · method"), for its last line
@@ -132,7 +152,31 @@ class SweepTab(BenchTab):
             note.update(Text("no dataset: type the path of an EvidenceBench JSON file", style="dim"))
             return
         p = Path(raw).expanduser()
-        note.update(Text("found" if p.is_file() else "no such file", style="green" if p.is_file() else "yellow"))
+        if not p.is_file():
+            note.update(Text("no such file", style="yellow"))
+            return
+        items = self._items_cache.get(str(p))
+        if items is not None:
+            note.update(dataset_note(items))
+            return
+        note.update(Text("found · reading it…", style="dim"))
+        self.dataset_note_worker(raw, p)
+
+    @work(thread=True, exclusive=True, group="bench-dataset-note")
+    def dataset_note_worker(self, raw: str, path: Path) -> None:
+        """How many items and papers the dataset holds (a file of any size is read off the UI thread), or why it
+        is no EvidenceBench file: "found" said nothing of either."""
+        try:
+            shown: Text = dataset_note(self.items_for(path))
+        except EvtuiError as exc:
+            shown = Text(f"cannot read it: {str(exc).replace(str(path), path.name)}", style="yellow")  # path: above
+        except Exception as exc:  # noqa: BLE001 - a note that fails must not stop the screen
+            shown = Text(f"cannot read it: {failure_text(exc)}", style="yellow")
+        self.app.call_from_thread(self._show_dataset_note, raw, shown)
+
+    def _show_dataset_note(self, raw: str, shown: Text) -> None:
+        if self.is_mounted and self.query_one("#dataset", Input).value.strip() == raw:  # not typed over since
+            self.query_one("#dataset-note", Static).update(shown)
 
     # -- what the selected sweep will cost ---------------------------------------------------------
     def selection(self) -> tuple[Path, list[str], list[str], str] | None:
@@ -524,12 +568,14 @@ class SweepTab(BenchTab):
         second between them, so a slow item shows the time passing rather than a frozen promise."""
         if not self.running:
             return
-        left = self.sweep_clock().left(time.monotonic())
-        guess = self.clock is not None and self.clock.run == 0 and self.clock.done == 0 and left is not None
+        clock, now = self.sweep_clock(), time.monotonic()
+        left = clock.left(now)
+        guess = clock.run == 0 and clock.done == 0 and left is not None
+        when = None if left is None else TIMING if overdue(clock, now) else duration(left)
         text = self.query_one("#sweep-text", Static)
         # before its first layout the text has no width: the screen's, less the bar and its percentage
         width = text.content_size.width or max(20, self.size.width - 26)
-        line = progress_line(self._progress, None if left is None else duration(left), guess, self._waiting, width)
+        line = progress_line(self._progress, when, guess, self._waiting, width)
         if line:
             text.update(line, layout=False)
 
