@@ -72,11 +72,11 @@ class Searcher:
     def _dense(self, parsed: ParsedQuery, method: str, bm25_query: Node, matcher: Matcher,
                notes: list[str], *, k: int, filters: Filters) -> SearchResult:
         from evtui.dense import DenseRetriever, fuse_hybrid, to_evidence
+        from evtui.rank.pipeline import dense_text
 
         if self._dense_retriever is None:
             self._dense_retriever = DenseRetriever(self.library)
-        # A triplet embeds as its three parts in order; a claim or hypothesis as written.
-        text = " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
+        text = dense_text(parsed)  # a triplet as its three parts in order; a claim without citations or figures
         pool = k if method == "dense" else max(k, HYBRID_POOL)
         if method == "dense":
             hits = self._dense_retriever.search(text, k=pool, filters=filters)

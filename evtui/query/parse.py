@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from evtui.errors import QueryError
 from evtui.models import QUERY_MODES, Aspect, ParsedQuery
-from evtui.query.aspects import claim_aspects
+from evtui.query.aspects import claim_aspects, without_asides
 from evtui.query.terms import (
     PART_RE,
     TOKEN_RE,
@@ -254,6 +254,12 @@ def no_claim_note(reason: str) -> str:
     return f"{NO_CLAIM} in {reason}: stances stay neutral; state a claim (“metformin lowers HbA1c”) to verify one"
 
 
+def claim_text(parsed: ParsedQuery) -> str:
+    """The query's own words, as the paper channel, the dense vectors and the verifier read them: without the
+    citations and bracketed statistics pasted beside a claim ("(HR 0.8, 95% CI 0.7-0.9) [12]")."""
+    return without_asides(parsed.text) or parsed.text
+
+
 def verifier_claim(parsed: ParsedQuery) -> str:
     """The query as the claim the verifier reads: a triplet as its three parts in order ("aspirin reduce colorectal
     cancer"), so "(a, b, c)" and "a | b | c" get one verdict, and no bracket or bar the verifier never saw in
@@ -261,9 +267,10 @@ def verifier_claim(parsed: ParsedQuery) -> str:
     supplementation reduce fracture risk"); a claim or hypothesis otherwise as written."""
     if parsed.mode == "triplet" and parsed.aspects:
         return " ".join(a.label for a in parsed.aspects)
-    if m := _THERE.match(parsed.text):  # "Is there an association between X and Y?" asks "there is an …"
+    text = claim_text(parsed)
+    if m := _THERE.match(text):  # "Is there an association between X and Y?" asks "there is an …"
         return f"there {m.group('aux').lower()} {m.group('rest')}"
     for pattern in (_YES_NO, _WHETHER):
-        if m := pattern.match(parsed.text):
+        if m := pattern.match(text):
             return (m.groupdict().get("setting") or "") + m.group("rest")
-    return parsed.text.rstrip(" ?") or parsed.text
+    return text.rstrip(" ?") or text

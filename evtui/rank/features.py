@@ -16,6 +16,7 @@ import numpy as np
 
 from evtui.models import SECTION_KINDS, ParsedQuery, Sentence, Span
 from evtui.query import FILLER, PART_RE, STOPWORDS, stem
+from evtui.query.parse import claim_text
 
 FEATURES: tuple[str, ...] = (
     "bm25", "bm25_norm", "bm25_rank", "bm25_prev", "bm25_next",
@@ -70,7 +71,7 @@ class Candidate:
 def query_stems(parsed: ParsedQuery) -> set[str]:
     """Content-word stems of the query (stopwords and hypothesis filler dropped)."""
     out: set[str] = set()
-    for w in PART_RE.findall(parsed.text):
+    for w in PART_RE.findall(claim_text(parsed)):
         lw = w.lower()
         if lw not in STOPWORDS and lw not in FILLER and len(lw) > 1:
             out.add(stem(lw))

@@ -20,6 +20,7 @@ from evtui.ingest.sections import caption_title
 from evtui.library import Library
 from evtui.models import ParsedQuery, Sentence
 from evtui.query import FILLER, PART_RE, STOPWORDS, Matcher, compile_matcher, stem
+from evtui.query.parse import claim_text
 from evtui.querytree import Node, any_of, must
 from evtui.rank.features import Candidate, featurize
 from evtui.rank.model import RankerModel, default_model
@@ -71,8 +72,8 @@ PoolCache = dict[tuple[object, ...], Pool]  # paper-scoped candidate pools, by q
 
 
 def dense_text(parsed: ParsedQuery) -> str:
-    """A triplet embeds as its parts in order; a claim or hypothesis as written."""
-    return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else parsed.text
+    """A triplet embeds as its parts in order; a claim or hypothesis as written, without citations or figures."""
+    return " ".join(a.label for a in parsed.aspects) if parsed.mode == "triplet" else claim_text(parsed)
 
 
 def fuse_papers(bm25: Sequence[tuple[str, float]], dense: Sequence[tuple[str, float]], weight: float,
@@ -300,7 +301,7 @@ class BestRanker:
 
     @staticmethod
     def _words(parsed: ParsedQuery) -> list[str]:
-        return list(dict.fromkeys(w.lower() for w in PART_RE.findall(parsed.text)
+        return list(dict.fromkeys(w.lower() for w in PART_RE.findall(claim_text(parsed))
                                   if w.lower() not in STOPWORDS and w.lower() not in FILLER and len(w) > 1))
 
     def _paper_channel(self, parsed: ParsedQuery, filters: Filters) -> list[tuple[str, float]]:
