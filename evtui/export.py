@@ -361,6 +361,7 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
     for it in items:
         by_query.setdefault(it.query, []).append(it)
     methods = sorted({it.method for it in items})
+    keys = _item_keys(items)  # the BibTeX export's keys, on each sentence and in the references
     for query, group in by_query.items():
         first = group[0]
         lines += [f"## {md(query)}", "", f"*{md(first.mode)}* · aspects: " + "; ".join(
@@ -371,8 +372,8 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
             lines.append("")
             lines.append("> " + _marked(it.text, it.highlights, it.aspects, tags=not plain))
             lines.append("")
-            if it.paper:
-                lines.append(f"- Citation: {citation(it.paper)}")
+            if it.paper:  # its key beside it: a draft cites this sentence without looking the paper up below
+                lines.append(f"- Citation: {_code(keys[it.paper.id])} {citation(it.paper)}")
             lines.append(f"- Section: {md(it.section) or 'unknown'} · sentence {_code(it.sentence_id)}")
             lines.append(f"- Aspects covered: {md(', '.join(covered)) if covered else 'none'} "
                          f"({len(covered)}/{len(it.aspects)})")
@@ -386,7 +387,6 @@ def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain
         if it.paper is not None:
             papers.setdefault(it.paper.id, it.paper)
     if papers and references:
-        keys = _item_keys(items)
         lines += ["## References", "", "Citation keys as in this selection's BibTeX export:", ""]
         lines += [f"- {_code(keys[pid])} {citation(p)}" for pid, p in sorted(papers.items(), key=lambda kv: keys[kv[0]])]
         lines.append("")
@@ -624,8 +624,21 @@ def is_organisation(name: str) -> bool:
     return len(name.split()) > 1 and "," not in name and bool(_ORG.search(name))
 
 
+def _suffix_first(name: str) -> str:
+    """"Given Family Jr." as BibTeX's "Family, Jr., Given": in the "Given Family" form BibTeX takes the last word
+    for the family name, so "John Smith Jr." became Mr "Jr." (ingest stores "Smith, Jr., John" that way). A
+    particle stays with the family name ("Anna van der Berg III" -> "van der Berg, III, Anna")."""
+    words = name.split()
+    if ("," in name or len(words) < 3 or not words[-1][:1].isupper()
+            or words[-1].strip(".").lower() not in _NAME_SUFFIXES):
+        return name
+    suffix, rest = words[-1], words[:-1]
+    start = next((i for i in range(1, len(rest) - 1) if rest[i][:1].islower()), len(rest) - 1)
+    return f"{' '.join(rest[start:])}, {suffix}, {' '.join(rest[:start])}"
+
+
 def bib_author(name: str) -> str:
-    return "{" + tex(name) + "}" if is_organisation(name) else tex(name)
+    return "{" + tex(name) + "}" if is_organisation(name) else tex(_suffix_first(name))
 
 
 def to_bibtex(items: Sequence[Selected]) -> str:
