@@ -545,26 +545,33 @@ def cmd_select(args: argparse.Namespace) -> int:
         # The search first: a query it refuses (empty, only punctuation, an unknown --paper) fails before --clear
         # has emptied the selection, which it did, so `select --clear "$Q"` with a bad $Q lost the selection.
         # An empty "$Q" is such a query too (it added nothing and exited 0), not the same as no query at all.
-        found = _fresh_hits(args, lib, set() if args.clear else set(basket.ids())) if args.query is not None else None
+        found = _fresh_hits(args, lib, (lambda _q: set()) if args.clear else basket.selected_for) \
+            if args.query is not None else None
+        skipped = 0
         if args.clear:
             basket.clear()
         if found is not None:
             res, fresh, searcher = found
+            skipped = len(res.evidence) - len(fresh)
             for e in fresh:
                 basket.add(e, res.query, res.method)
                 added.append(e.sentence.id)
             if fresh and not args.no_judge:
                 judged, why_not = _judge_fresh(lib, res, fresh, searcher, sink=None)
         ids = basket.ids()
-    return _selected(args, added, ids, judged, why_not)
+    return _selected(args, added, ids, judged, why_not, skipped)
 
 
-def _fresh_hits(args: argparse.Namespace, lib: Library, selected: set[str]) -> tuple[Any, list[Any], Any]:
-    """The search's result, its hits not yet selected, and the Searcher (the judge shares its ranker)."""
+def _fresh_hits(args: argparse.Namespace, lib: Library,
+                selected_for: Callable[[str], set[str]]) -> tuple[Any, list[Any], Any]:
+    """The search's result, its hits not yet selected for its question (`selected_for(query text)`: the sentence
+    ids selected for that question; one selected for another question is evidence for this one too), and the
+    Searcher (the judge shares its ranker)."""
     from evtui.search import Searcher
 
     searcher = Searcher(lib)
     res = searcher.run(search_request(args, lib))
+    selected = selected_for(res.query.text)
     return res, [e for e in res.evidence if e.sentence.id not in selected], searcher
 
 
@@ -596,10 +603,12 @@ def _select_through_app(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     verdict_rows: list[list[Any]] = []
     judged, why_not = 0, ""
+    skipped = 0
     with _open_library(args, reading=True) as lib:
-        selected = set() if args.clear else set(_selection_ids(lib))
         if args.query is not None:  # an empty one is refused, as the search refuses it
-            res, fresh, searcher = _fresh_hits(args, lib, selected)
+            res, fresh, searcher = _fresh_hits(
+                args, lib, (lambda _q: set()) if args.clear else (lambda q: _selected_for(lib, q)))
+            skipped = len(res.evidence) - len(fresh)
             rows = [Basket.row(e, res.query, res.method) for e in fresh]
             if fresh and not args.no_judge:
                 judged, why_not = _judge_fresh(lib, res, fresh, searcher,
@@ -615,7 +624,10 @@ def _select_through_app(args: argparse.Namespace) -> int:
         raise EvtuiError(f"the open app could not add the selection: {reply['error']}")
     if not args.json:
         _say("[dim]added through the open app (it holds the library)[/]")
-    return _selected(args, list(reply.get("added") or []), list(reply.get("selection") or []), judged, why_not)
+    # the app skips a row selected for its question meanwhile (space in the app): skipped too
+    skipped += len(rows) - len(reply.get("added") or [])
+    return _selected(args, list(reply.get("added") or []), list(reply.get("selection") or []), judged, why_not,
+                     skipped)
 
 
 def _selection_ids(lib: Library) -> list[str]:
@@ -627,13 +639,26 @@ def _selection_ids(lib: Library) -> list[str]:
         return []  # a read-only library that never had a selection
 
 
-def _selected(args: argparse.Namespace, added: list[str], ids: list[str], judged: int, why_not: str) -> int:
+def _selected_for(lib: Library, query: str) -> set[str]:
+    from evtui.export import Basket
+
+    try:
+        return Basket(lib).selected_for(query)
+    except EvtuiError:
+        return set()  # a read-only library that never had a selection
+
+
+def _selected(args: argparse.Namespace, added: list[str], ids: list[str], judged: int, why_not: str,
+              skipped: int = 0) -> int:
+    """`skipped`: hits of the search already selected for its question (one selected for another question is
+    added for this one too: an item is a sentence under one question)."""
     if args.json:
-        _emit_json({"added": added, "selection": ids, "judged": judged,
+        _emit_json({"added": added, "selection": ids, "judged": judged, "skipped": skipped,
                     **({"judge_error": why_not} if why_not else {})})
     else:
         verdicts = f" ({judged} judged by the local judge)" if judged else ""
-        _say(f"added {len(added)}{verdicts}; the selection holds {len(ids)} sentence(s)")
+        already = f", skipped {skipped} already selected for this question" if skipped else ""
+        _say(f"added {len(added)}{verdicts}{already}; the selection holds {len(ids)} sentence(s)")
         if why_not:
             _say(f"[yellow]not judged: {safe(why_not)}[/]")
     return 0

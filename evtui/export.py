@@ -1,7 +1,9 @@
 """The selection basket and its export (Markdown with citations, JSON Lines, BibTeX).
 
 The basket is persisted in DuckDB (`selections`), so what a researcher picks in the TUI survives a restart and
-`evtui export` can write it from the shell. Each entry keeps the query, aspects and scores it was picked under.
+`evtui export` can write it from the shell. Each entry keeps the query, aspects and scores it was picked under. An
+entry is a (sentence, query) item: a sentence that is evidence for two questions of a review is selected for each
+of them apart, exported under each, and deselecting it for one leaves it selected for the other.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from evtui import __version__
 from evtui.errors import EvtuiError
 from evtui.library import Library
 from evtui.models import LEVELS, Aspect, Evidence, Paper, ParsedQuery, Span
+from evtui.store import SELECTIONS_DDL as SELECTIONS_DDL  # the table's key: (sentence_id, query)
 
 FORMATS = ("md", "jsonl", "bibtex")
 FORMAT_NAMES = {"md": "Markdown", "jsonl": "JSON Lines", "bibtex": "BibTeX"}
@@ -53,19 +56,6 @@ def choose_format(out: Path | str, fmt: str | None) -> tuple[str, str | None]:
         return fmt, (f"writing {FORMAT_NAMES.get(fmt, fmt)} to {Path(str(out)).name}, though its extension "
                      f"{Path(str(out)).suffix} means {FORMAT_NAMES[implied]}")
     return fmt, None
-
-
-SELECTIONS_DDL = """CREATE TABLE IF NOT EXISTS selections (
-    sentence_id VARCHAR PRIMARY KEY,
-    position INTEGER,
-    query VARCHAR,
-    mode VARCHAR,
-    aspects VARCHAR,      -- JSON [{id, label, terms}]
-    highlights VARCHAR,   -- JSON [{aspect, start, end}]
-    method VARCHAR,
-    score DOUBLE,
-    added_at TIMESTAMP DEFAULT current_timestamp
-)"""
 
 
 @dataclass
@@ -120,7 +110,18 @@ class Basket:
         return self.library.store.con
 
     def ids(self) -> list[str]:
+        """The selected sentence ids in basket order, one per item (a sentence selected for two questions twice)."""
         return [r[0] for r in self.con.execute("SELECT sentence_id FROM selections ORDER BY position").fetchall()]
+
+    def keys(self) -> list[tuple[str, str]]:
+        """The items, (sentence id, query), in basket order."""
+        return [(r[0], r[1]) for r in self.con.execute(
+            "SELECT sentence_id, query FROM selections ORDER BY position").fetchall()]
+
+    def selected_for(self, query: str) -> set[str]:
+        """The sentence ids selected for `query` (a ParsedQuery's text, as `add` stores it)."""
+        return {r[0] for r in self.con.execute(
+            "SELECT sentence_id FROM selections WHERE query = ?", [query]).fetchall()}
 
     def add(self, evidence: Evidence, query: ParsedQuery, method: str) -> None:
         self.add_row(self.row(evidence, query, method))
@@ -134,34 +135,48 @@ class Basket:
                 "score": evidence.score}
 
     def add_row(self, row: dict[str, Any]) -> None:
+        """Select the row's sentence for the row's query (again: it moves to the end with the new values); its
+        items under other queries stay as they are."""
+        sid, query = str(row["sentence_id"]), str(row["query"])
         nxt = self.con.execute("SELECT coalesce(max(position), -1) + 1 FROM selections").fetchone()[0]
+        # Not INSERT OR REPLACE: a library still keyed on sentence_id alone (read before its first write) would
+        # replace the sentence's item for another question; there the second question's row is refused instead.
+        self.con.execute("DELETE FROM selections WHERE sentence_id = ? AND query = ?", [sid, query])
         self.con.execute(
-            "INSERT OR REPLACE INTO selections (sentence_id, position, query, mode, aspects, highlights, method, score)"
+            "INSERT INTO selections (sentence_id, position, query, mode, aspects, highlights, method, score)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [str(row["sentence_id"]), nxt, str(row["query"]), str(row["mode"]), str(row["aspects"]),
-             str(row["highlights"]), str(row["method"]), float(row["score"])],
+            [sid, nxt, query, str(row["mode"]), str(row["aspects"]), str(row["highlights"]), str(row["method"]),
+             float(row["score"])],
         )
 
-    def remove(self, sentence_id: str) -> None:
-        self.con.execute("DELETE FROM selections WHERE sentence_id = ?", [sentence_id])
+    def remove(self, sentence_id: str, query: str | None = None) -> None:
+        """Deselect the sentence for `query`; for every query it is selected for when `query` is None."""
+        if query is None:
+            self.con.execute("DELETE FROM selections WHERE sentence_id = ?", [sentence_id])
+        else:
+            self.con.execute("DELETE FROM selections WHERE sentence_id = ? AND query = ?", [sentence_id, query])
 
     def toggle(self, evidence: Evidence, query: ParsedQuery, method: str) -> bool:
-        """Add or remove; returns True when the sentence is now selected."""
-        if evidence.sentence.id in self.ids():
-            self.remove(evidence.sentence.id)
+        """Add or remove the sentence for this query (its items under other queries are left alone); returns True
+        when the sentence is now selected for it."""
+        if self.con.execute("SELECT count(*) FROM selections WHERE sentence_id = ? AND query = ?",
+                            [evidence.sentence.id, query.text]).fetchone()[0]:
+            self.remove(evidence.sentence.id, query.text)
             return False
         self.add(evidence, query, method)
         return True
 
-    def move(self, sentence_id: str, delta: int) -> None:
-        ids = self.ids()
-        if sentence_id not in ids:
+    def move(self, sentence_id: str, delta: int, query: str | None = None) -> None:
+        """Move the item (sentence, query) `delta` places; without `query`, the sentence's first item."""
+        keys = self.keys()
+        at = [i for i, (sid, q) in enumerate(keys) if sid == sentence_id and (query is None or q == query)]
+        if not at:
             return
-        i = ids.index(sentence_id)
-        j = max(0, min(len(ids) - 1, i + delta))
-        ids[i], ids[j] = ids[j], ids[i]
-        for pos, sid in enumerate(ids):
-            self.con.execute("UPDATE selections SET position = ? WHERE sentence_id = ?", [pos, sid])
+        i = at[0]
+        j = max(0, min(len(keys) - 1, i + delta))
+        keys[i], keys[j] = keys[j], keys[i]
+        for pos, (sid, q) in enumerate(keys):
+            self.con.execute("UPDATE selections SET position = ? WHERE sentence_id = ? AND query = ?", [pos, sid, q])
 
     def clear(self) -> None:
         self.con.execute("DELETE FROM selections")

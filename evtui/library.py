@@ -1186,9 +1186,9 @@ class Library:
         if rows:
             self._settle_selections(rows, selected, self._writes().sentences_of(list({r[9] for r in rows})), report)
 
-    def _selected_rows(self, paper_ids: Sequence[str]) -> tuple[list[tuple[Any, ...]], set[str]]:
+    def _selected_rows(self, paper_ids: Sequence[str]) -> tuple[list[tuple[Any, ...]], set[tuple[str, str]]]:
         """The selection's rows on sentences of these stored papers, before they are replaced (every column, then
-        the sentence's paper, text and position), and every selected id."""
+        the sentence's paper, text and position), and every selected item (sentence id, query)."""
         con = self._writes().con
         if not paper_ids or not con.execute(
                 "SELECT 1 FROM duckdb_tables() WHERE table_name = 'selections'").fetchone():
@@ -1198,49 +1198,54 @@ class Library:
             " sel.score, sel.added_at, s.paper_id, s.text, s.position FROM selections sel JOIN sentences s"
             " ON s.id = sel.sentence_id WHERE s.paper_id IN (SELECT unnest(?)) ORDER BY sel.position",
             [list(paper_ids)]).fetchall()
-        every = {r[0] for r in con.execute("SELECT sentence_id FROM selections").fetchall()} if rows else set()
+        every = {(r[0], r[1]) for r in con.execute("SELECT sentence_id, query FROM selections").fetchall()
+                 } if rows else set()
         return rows, every
 
-    def _settle_selections(self, before: Sequence[tuple[Any, ...]], selected_before: set[str],
+    def _settle_selections(self, before: Sequence[tuple[Any, ...]], selected_before: set[tuple[str, str]],
                            sentences: Sequence[Sentence], report: IngestReport) -> None:
         """The selection of replaced papers, settled on their new versions: each selected sentence goes to the same
         text in the new version (the nearest by position), else to its revision (the most similar sentence, clearly
         the same one edited: its highlights dropped, their offsets were the old text's), else it leaves the
         selection, with a note, rather than quote whatever sentence now holds its old number. Store.write_pending
         moves the unchanged ones already, but one whose text changed kept its number there and could take the
-        number another selected sentence moved to: the selection is redone here from the rows as they were."""
+        number another selected sentence moved to: the selection is redone here from the rows as they were. An item
+        is (sentence, query): a sentence selected for two questions is settled once per question."""
         from difflib import SequenceMatcher
 
         by_paper: dict[str, list[Sentence]] = {}
         for s in sentences:
             by_paper.setdefault(s.paper_id, []).append(s)
         target: dict[int, tuple[str, bool]] = {}  # row -> (new id, same text)
-        used: set[str] = set()
+        used: set[tuple[str, str]] = set()  # (new id, query): each question's items settle apart
         for i, row in enumerate(before):  # the same text first, so that no revision takes its place
-            same = [s for s in by_paper.get(row[9], []) if s.text == row[10] and s.id not in used]
+            same = [s for s in by_paper.get(row[9], []) if s.text == row[10] and (s.id, row[2]) not in used]
             if same:
                 best = min(same, key=lambda s: abs(s.position - row[11]))
                 target[i] = (best.id, True)
-                used.add(best.id)
+                used.add((best.id, row[2]))
         for i, row in enumerate(before):
             if i in target:
                 continue
             found, ratio = None, REVISED_SENTENCE
             for s in by_paper.get(row[9], []):
-                if s.is_heading or s.id in used:
+                if s.is_heading or (s.id, row[2]) in used:
                     continue
                 m = SequenceMatcher(None, row[10], s.text, autojunk=False)
                 if m.real_quick_ratio() >= ratio and m.quick_ratio() >= ratio and m.ratio() >= ratio:
                     found, ratio = s.id, m.ratio()
             if found is not None:
                 target[i] = (found, False)
-                used.add(found)
+                used.add((found, row[2]))
         con = self._writes().con
-        now = {r[0] for r in con.execute("SELECT sentence_id FROM selections").fetchall()}
-        stale = {row[0] for row in before} | (now - selected_before)  # the rows as they were, and the store's moves
+        now = {(r[0], r[1]) for r in con.execute("SELECT sentence_id, query FROM selections").fetchall()}
+        # the items as they were, and the store's moves
+        stale = sorted({(row[0], row[2]) for row in before} | (now - selected_before))
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute("DELETE FROM selections WHERE sentence_id IN (SELECT unnest(?))", [list(stale)])
+            con.execute("DELETE FROM selections s USING (SELECT unnest(?) AS sid, unnest(?) AS q) d"
+                        " WHERE s.sentence_id = d.sid AND s.query = d.q",
+                        [[sid for sid, _ in stale], [q for _, q in stale]])
             for i, row in enumerate(before):
                 if i in target:
                     new_id, same_text = target[i]

@@ -68,6 +68,23 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS pdf_seen (sha256 VARCHAR, reader VARCHAR, paper_id VARCHAR, path VARCHAR)""",
 ]
 
+# The selection basket (evtui.export.Basket). An item is a sentence picked as evidence for one question: the same
+# sentence may be evidence for two questions of a review, so the key is (sentence_id, query). Libraries made before
+# that keyed it on sentence_id alone: Store.migrate_selections rekeys them at the first read-write open.
+SELECTIONS_DDL = """CREATE TABLE IF NOT EXISTS selections (
+    sentence_id VARCHAR,
+    position INTEGER,
+    query VARCHAR,
+    mode VARCHAR,
+    aspects VARCHAR,      -- JSON [{id, label, terms}]
+    highlights VARCHAR,   -- JSON [{aspect, start, end}]
+    method VARCHAR,
+    score DOUBLE,
+    added_at TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (sentence_id, query)
+)"""
+_SELECTION_COLUMNS = "sentence_id, position, query, mode, aspects, highlights, method, score, added_at"
+
 _SENT_SCHEMA = pa.schema([
     ("id", pa.string()), ("paper_id", pa.string()), ("position", pa.int32()), ("section_title", pa.string()),
     ("section_kind", pa.string()), ("is_heading", pa.bool_()), ("text", pa.string()),
@@ -153,6 +170,34 @@ class Store:
         if not read_only:
             for stmt in SCHEMA:
                 self.con.execute(stmt)
+            self.migrate_selections()
+
+    def migrate_selections(self) -> bool:
+        """Rekey a selection table of a library made before one sentence could be selected for two questions
+        (PRIMARY KEY (sentence_id)) on (sentence_id, query): a new table, the rows copied, the old one dropped and
+        the new one renamed, in one transaction. Only on a read-write connection (a read-only library reads the
+        old table as it is: each of its sentences is under one query there). True when it rekeyed the table."""
+        if self.read_only:
+            return False
+        con = self.con
+        row = con.execute(
+            "SELECT constraint_column_names FROM duckdb_constraints() WHERE table_name = 'selections'"
+            " AND schema_name = 'main' AND database_name = current_database() AND constraint_type = 'PRIMARY KEY'"
+        ).fetchone()
+        if row is None or list(row[0]) != ["sentence_id"]:
+            return False
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(SELECTIONS_DDL.replace("selections", "selections_rekeyed", 1))
+            con.execute(f"INSERT INTO selections_rekeyed ({_SELECTION_COLUMNS}) SELECT sentence_id, position,"
+                        " coalesce(query, ''), mode, aspects, highlights, method, score, added_at FROM selections")
+            con.execute("DROP TABLE selections")
+            con.execute("ALTER TABLE selections_rekeyed RENAME TO selections")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return True
 
     def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
         try:
@@ -205,6 +250,11 @@ class Store:
                             cur.con = self.con.cursor()
                     raise
                 time.sleep(0.05)
+        if not read_only:  # an app that opened an older library read-only rekeys its selection at its first write
+            try:
+                self.migrate_selections()
+            except duckdb.Error:
+                pass  # the old key stays (the Basket's writes refuse a second question's row there, never replace it)
         for cur in list(self._cursors):
             cur.con = self.con.cursor()
             cur.read_only = read_only
@@ -404,6 +454,7 @@ class Store:
         by_text: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for s in sentences:
             by_text.setdefault((s.paper_id, s.text), []).append((s.position, s.id))
+        # An item is (sentence, query): one sentence selected for two questions moves as two items.
         moved: list[tuple[Any, ...]] = []
         for row in picked:
             sid, paper, text, pos = row[0], row[-3], row[-2], row[-1]
@@ -415,16 +466,18 @@ class Store:
                 moved.append((new, *row[1:-3], sid))
         if not moved:
             return
-        old = [m[-1] for m in moved]
-        kept = {row[0] for row in picked} - set(old)
-        self.con.execute("DELETE FROM selections WHERE sentence_id IN (SELECT unnest(?))", [old])
+        old = [(m[-1], m[2]) for m in moved]
+        kept = {(row[0], row[2]) for row in picked} - set(old)
+        self.con.execute("DELETE FROM selections s USING (SELECT unnest(?) AS sid, unnest(?) AS q) d"
+                         " WHERE s.sentence_id = d.sid AND s.query = d.q",
+                         [[sid for sid, _ in old], [q for _, q in old]])
         seen = set(kept)
         for m in moved:
-            if m[0] in seen:  # two selected copies of one sentence (a reading that repeated it) become one
+            if (m[0], m[2]) in seen:  # two selected copies of one sentence (a reading that repeated it) become one
                 continue
-            seen.add(m[0])
-            self.con.execute("INSERT INTO selections (sentence_id, position, query, mode, aspects, highlights, method,"
-                             " score, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", list(m[:-1]))
+            seen.add((m[0], m[2]))
+            self.con.execute(f"INSERT INTO selections ({_SELECTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             list(m[:-1]))
 
     def _delete_rows(self, ids: Sequence[str]) -> None:
         if not ids:

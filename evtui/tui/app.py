@@ -293,11 +293,13 @@ class EvtuiApp(App[None]):
                     with library.rw(wait=5.0):
                         if request.get("clear"):
                             basket.clear()
-                        have, added = set(basket.ids()), []
+                        # an item is (sentence, question): a row selected for another question is added too
+                        have, added = set(basket.keys()), []
                         for row in request.get("rows") or []:
-                            if row["sentence_id"] not in have:
+                            item = (str(row["sentence_id"]), str(row["query"]))
+                            if item not in have:
                                 basket.add_row(row)
-                                have.add(row["sentence_id"])
+                                have.add(item)
                                 added.append(row["sentence_id"])
                         with self.db_lock:
                             JudgmentCache(library.store.con).insert_rows(request.get("judgments") or [])

@@ -138,8 +138,8 @@ class MemoryBasket(SharedBasket):
         with gate:
             con = view.store.con
             stored = con.execute(
-                "SELECT sentence_id, position, query, mode, aspects, highlights, method, score, added_at"
-                " FROM selections").fetchall() if con.execute(
+                "SELECT sentence_id, position, coalesce(query, '') AS query, mode, aspects, highlights, method,"
+                " score, added_at FROM selections").fetchall() if con.execute(
                 "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'selections'").fetchone()[0] else []
             # TEMP: a read-only DuckDB still makes a connection's own temporary tables (in memory), and they come
             # first in name resolution, so from here on the Basket's SQL reads and writes this one.

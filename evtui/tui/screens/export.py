@@ -168,7 +168,7 @@ class ExportScreen(EvtuiScreen):
             table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects),
                                                           light=light_theme(self.app)),
                           Text(short(it.text, sentence_w)), Text(short(paper, paper_w), style="cyan"),
-                          key=it.sentence_id)
+                          key=f"{it.sentence_id}\x1f{it.query}")  # an item: (sentence, question)
         if self.items:
             table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
 
@@ -242,7 +242,7 @@ class ExportScreen(EvtuiScreen):
         if it is None or basket is None:
             return
         row = self.query_one("#basket", DataTable).cursor_row
-        basket.move(it.sentence_id, delta)
+        basket.move(it.sentence_id, delta, it.query)  # this item: the sentence under this question
         self.reload(keep=max(0, min(len(self.items) - 1, row + delta)))
 
     def action_remove(self) -> None:
@@ -251,7 +251,7 @@ class ExportScreen(EvtuiScreen):
         if it is None or basket is None:
             return
         row = self.query_one("#basket", DataTable).cursor_row
-        basket.remove(it.sentence_id)
+        basket.remove(it.sentence_id, it.query)  # under this question only: it stays selected for any other
         self.notify(f"removed from the selection: {short(it.text, 60)}", title="Selection", timeout=3)
         self.reload(keep=row)
 

@@ -68,7 +68,10 @@ class ReaderScreen(EvtuiScreen):
             self.notify(f"paper {self.paper_id} is not in the library", title="Reader", severity="error")
             self.app.pop_screen()
             return
-        self.selected = set(self.evtui.selected_ids())
+        # ✓ marks the sentences selected for this reader's question (as in the results); space acts on that one
+        basket = self.evtui.basket
+        self.selected = (basket.selected_for(self.parsed.text) if basket is not None and self.parsed is not None
+                         else set(self.evtui.selected_ids()))
         aspects = self.parsed.aspects if self.parsed else []
         matcher = None
         if aspects:

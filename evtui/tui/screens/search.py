@@ -75,7 +75,9 @@ class SearchScreen(EvtuiScreen):
         Binding("j", "cursor_down", "Down", show=False, id="search.down"),
         Binding("k", "cursor_up", "Up", show=False, id="search.up"),
         # In the order the key bar drops them from its end when a narrow terminal has no room for all.
-        Binding("space", "toggle_select", "Select", id="search.select"),
+        Binding("space", "toggle_select", "Select", id="search.select",
+                tooltip="Select the sentence as evidence for this question (✓), or deselect it; a dim ◦ marks one "
+                        "selected for another question only, which space leaves selected there"),
         Binding("o", "open_paper", "Open paper", id="search.open"),
         Binding("d", "toggle_detail", "Detail", id="search.detail"),
         Binding("s", "judge", "Judge", id="search.judge"),
@@ -476,7 +478,7 @@ class SearchScreen(EvtuiScreen):
         table: PagedTable[Evidence] = self.query_one(PagedTable)
         aspects = self.result.query.aspects
         self.rows = self.display_rows()
-        selected = set(self.evtui.selected_ids())
+        selected, elsewhere = self.selection_marks()
         width = table.size.width or (self.app.size.width if self.app.size.width < NARROW
                                      else max(60, self.app.size.width * 2 // 3))
         self._rendered_width = table.size.width
@@ -506,7 +508,7 @@ class SearchScreen(EvtuiScreen):
             # the height from wrapping the sentence here: the table need not render every cell to measure it
             height = len(text.wrap(console, sentence_w))
             return ([
-                self.rank_cell(e, sid in selected),
+                self.rank_cell(e, sid in selected, sid in elsewhere),
                 judge_cell(self.judgments.get(sid), sid in self.judge_pending, light=light),
                 coverage_marker(e.highlights, aspects, self.partly.get(sid, ()), light=light), text,
             ], sid, height)
@@ -706,8 +708,26 @@ class SearchScreen(EvtuiScreen):
         self.notify(url, title="Opening", timeout=4)
 
     @staticmethod
-    def rank_cell(e: Evidence, selected: bool) -> Text:
-        return Text(("✓" if selected else " ") + f"{e.rank:>3}", style="bold green" if selected else "")
+    def rank_cell(e: Evidence, selected: bool, elsewhere: bool = False) -> Text:
+        """The rank, after ✓ when the sentence is selected for this question, or a dim ◦ when it is selected for
+        another question only (space selects it for this one too)."""
+        if selected:
+            return Text(f"✓{e.rank:>3}", style="bold green")
+        if elsewhere:
+            return Text.assemble(("◦", "dim green"), f"{e.rank:>3}")
+        return Text(f" {e.rank:>3}")
+
+    def selection_marks(self) -> tuple[set[str], set[str]]:
+        """The sentence ids selected for the shown question, and those selected for another question only."""
+        basket = self.evtui.basket
+        if basket is None or self.result is None:
+            return set(), set()
+        query = self.result.query.text
+        here: set[str] = set()
+        other: set[str] = set()
+        for sid, q in basket.keys():
+            (here if q == query else other).add(sid)
+        return here, other - here
 
     def on_resize(self) -> None:
         self.apply_layout()
@@ -859,7 +879,8 @@ class SearchScreen(EvtuiScreen):
             self.notify(f"cannot change the selection: {failure_text(exc)}", title="Select", severity="error")
             return
         n = len(app.selected_ids())
-        table.update_cell_at(Coordinate(table.cursor_row, 0), self.rank_cell(e, now))
+        elsewhere = not now and e.sentence.id in self.selection_marks()[1]
+        table.update_cell_at(Coordinate(table.cursor_row, 0), self.rank_cell(e, now, elsewhere))
         unsaved = app.selection_note()
         # one count on screen, the latest: a toast per pick stacked over the results
         app.notify_replacing("sentence(s) selected · e to export",
@@ -899,9 +920,10 @@ class SearchScreen(EvtuiScreen):
         if self.result is None:
             return
         table: PagedTable[Evidence] = self.query_one(PagedTable)
-        selected = set(self.evtui.selected_ids())
+        selected, elsewhere = self.selection_marks()
         for i, e in enumerate(self.rows[: table.row_count]):
-            table.update_cell_at(Coordinate(i, 0), self.rank_cell(e, e.sentence.id in selected))
+            sid = e.sentence.id
+            table.update_cell_at(Coordinate(i, 0), self.rank_cell(e, sid in selected, sid in elsewhere))
 
     def on_screen_suspend(self) -> None:
         self._resume_focus = self.focused  # Export, Library, Bench or a dialog opens over this screen
