@@ -149,7 +149,9 @@ class ExportScreen(EvtuiScreen):
             self.call_after_refresh(self.fill_table)
 
     def fill_table(self, row: int | None = None) -> None:
-        """The list's rows, the sentence column taking the width the other columns leave."""
+        """The list's rows, the sentence column taking the width the other columns leave. With items for more than
+        one question, each question's first row opens with the question (as the preview's ## heading) and `#`
+        counts within the question (as the preview's ### n.), so rows under different questions tell apart."""
         table = self.query_one("#basket", DataTable)
         row = table.cursor_row if row is None else row
         papers = [it.paper.id if it.paper else "—" for it in self.items]
@@ -164,25 +166,48 @@ class ExportScreen(EvtuiScreen):
         table.add_column("asp", key="asp", width=4)
         table.add_column("sentence", key="sentence", width=sentence_w)
         table.add_column("paper", key="paper", width=paper_w)
-        for n, (it, paper) in enumerate(zip(self.items, papers, strict=True), 1):
-            table.add_row(str(n), coverage_marker(it.highlights, it.aspects, in_part(it.text, it.aspects),
-                                                          light=light_theme(self.app)),
-                          Text(short(it.text, sentence_w)), Text(short(paper, paper_w), style="cyan"),
-                          key=f"{it.sentence_id}\x1f{it.query}")  # an item: (sentence, question)
+        questions = list(dict.fromkeys(it.query for it in self.items))
+        n = 0
+        for i, (it, paper) in enumerate(zip(self.items, papers, strict=True)):
+            head = i == 0 or self.items[i - 1].query != it.query
+            n = 1 if head else n + 1
+            cells: list[Text] = [Text(str(n)), coverage_marker(it.highlights, it.aspects,
+                                                               in_part(it.text, it.aspects),
+                                                               light=light_theme(self.app)),
+                                 Text(short(it.text, sentence_w)), Text(short(paper, paper_w), style="cyan")]
+            opens = head and len(questions) > 1  # a question's first row
+            if opens:
+                k = questions.index(it.query) + 1
+                label = Text.assemble((f"Q{k}", "bold reverse"), " ", (short(it.query, sentence_w - 4), "bold"))
+                # the question on a line above the sentence; the other cells' values on the sentence's line
+                cells = [label.append("\n").append_text(c) if c is cells[2] else Text("\n").append_text(c)
+                         for c in cells]
+            table.add_row(*cells, key=f"{it.sentence_id}\x1f{it.query}",  # an item: (sentence, question)
+                          height=2 if opens else 1)
         if self.items:
             table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
+
+    @staticmethod
+    def grouped(items: list[Selected]) -> list[Selected]:
+        """The items as the export lists them: by question (in the order each was first selected), each question's
+        in selection order."""
+        by_query: dict[str, list[Selected]] = {}
+        for it in items:
+            by_query.setdefault(it.query, []).append(it)
+        return [it for group in by_query.values() for it in group]
 
     def reload(self, keep: int | None = None) -> None:
         basket = self.evtui.basket
         if basket is None:
             return
         self._loaded = True
-        self.items = basket.items()
+        self.items = self.grouped(basket.items())
         self.fill_table(keep)
         n = len(self.items)
+        nq = len({it.query for it in self.items})
         unsaved = self.evtui.selection_note()
         self.query_one("#basket-title", Label).update(
-            Text.assemble((f"Selection · {n} sentence(s)", "bold"),
+            Text.assemble((f"Selection · {n} sentence(s)" + (f" · {nq} questions" if nq > 1 else ""), "bold"),
                           ("   J/K move · x remove · ctrl+s save" if n else "   space selects a result", "dim"),
                           # a read-only library: said where the selection is, so nobody counts on finding it again
                           (f"\n{unsaved} · export it to keep it" if unsaved else "", "bold")))
@@ -237,13 +262,22 @@ class ExportScreen(EvtuiScreen):
         return self.query_one("#basket", DataTable)
 
     def action_move(self, delta: int) -> None:
+        """Move the item under the cursor past its neighbour under the same question (the list and the export
+        group items by question: a swap with another question's item moved nothing that either shows)."""
         it = self.current()
         basket = self.evtui.basket
         if it is None or basket is None:
             return
         row = self.query_one("#basket", DataTable).cursor_row
-        basket.move(it.sentence_id, delta, it.query)  # this item: the sentence under this question
-        self.reload(keep=max(0, min(len(self.items) - 1, row + delta)))
+        to = row + delta
+        if not 0 <= to < len(self.items) or self.items[to].query != it.query:
+            return  # first / last under its question
+        keys = basket.keys()
+        here = keys.index((it.sentence_id, it.query))
+        there = keys.index((self.items[to].sentence_id, it.query))
+        # Basket.move swaps the two places: the other questions' items stay where they are
+        basket.move(it.sentence_id, there - here, it.query)  # this item: the sentence under this question
+        self.reload(keep=to)
 
     def action_remove(self) -> None:
         it = self.current()

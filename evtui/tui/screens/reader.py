@@ -49,7 +49,8 @@ class ReaderScreen(EvtuiScreen):
         self.sentences: dict[str, Sentence] = {}
         self.spans: dict[str, list[Span]] = {}
         self.hits: list[str] = []  # sentence ids, in reading order
-        self.selected: set[str] = set()
+        self.selected: set[str] = set()  # selected for this reader's question (✓)
+        self.elsewhere: set[str] = set()  # selected for another question (◦ where not ✓)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -68,10 +69,18 @@ class ReaderScreen(EvtuiScreen):
             self.notify(f"paper {self.paper_id} is not in the library", title="Reader", severity="error")
             self.app.pop_screen()
             return
-        # ✓ marks the sentences selected for this reader's question (as in the results); space acts on that one
+        # ✓ marks the sentences selected for this reader's question (as in the results), a dim ◦ those selected for
+        # another question only; space acts on this one. Opened without a query (from the Library), the question is
+        # the reading's own ("read in <paper>", what space selects for): a ✓ there for a sentence selected for a
+        # search's question made space add it a second time, and the next space blank a sentence still selected.
         basket = self.evtui.basket
-        self.selected = (basket.selected_for(self.parsed.text) if basket is not None and self.parsed is not None
-                         else set(self.evtui.selected_ids()))
+        if basket is not None:
+            question = self.question()
+            keys = basket.keys()
+            self.selected = {sid for sid, q in keys if q == question}
+            self.elsewhere = {sid for sid, q in keys if q != question}
+        else:
+            self.selected = set(self.evtui.selected_ids())
         aspects = self.parsed.aspects if self.parsed else []
         matcher = None
         if aspects:
@@ -138,7 +147,12 @@ class ReaderScreen(EvtuiScreen):
         aspects = self.parsed.aspects if self.parsed else []
         e = self.ranked.get(s.id)
         mark = Text()
-        mark.append("✓" if s.id in self.selected else " ", style="bold green")
+        if s.id in self.selected:
+            mark.append("✓", style="bold green")
+        elif s.id in self.elsewhere:
+            mark.append("◦", style="dim green")
+        else:
+            mark.append(" ", style="bold green")  # styled as before: the reader snapshots keep their spacing
         if e is not None:
             mark.append(f"#{e.rank:<3}", style="bold reverse")
         grid = Table.grid(padding=(0, 1, 0, 0))
@@ -148,6 +162,12 @@ class ReaderScreen(EvtuiScreen):
                                      base_style="bold" if s.section_kind == "title" else "", mono=self.app.no_color,
                                      light=light_theme(self.app)))
         return grid
+
+    def question(self) -> str:
+        """The question space selects for here: the search's, or without one the reading's own."""
+        if self.parsed is not None:
+            return self.parsed.text
+        return f"read in {self.paper.id if self.paper is not None else self.paper_id}"
 
     def goto(self, sentence_id: str) -> None:
         ol = self.query_one(OptionList)
@@ -183,6 +203,9 @@ class ReaderScreen(EvtuiScreen):
         elif self.hits:
             out.append(f"{len(self.hits)} hit(s)", style="dim")
         tail = f"  · {len(self.selected)} selected" + (" (not saved)" if self.evtui.selection_note() else "")
+        other = len((self.elsewhere - self.selected) & self.sentences.keys())  # in this paper
+        if other:
+            tail += f" · ◦ {other} for another question"
         if sid is not None:
             s = self.sentences[sid]
             # the section title gives way (cut with …) so the sentence number and selected count stay on the line
@@ -250,7 +273,7 @@ class ReaderScreen(EvtuiScreen):
         ranked = self.ranked.get(sid)
         e = ranked or Evidence(rank=0, sentence=s, title=self.paper.title, score=0.0,
                                highlights=self.spans.get(sid, []))
-        parsed = self.parsed or ParsedQuery(text=f"read in {self.paper.id}", mode="claim", aspects=[])
+        parsed = self.parsed or ParsedQuery(text=self.question(), mode="claim", aspects=[])
         # A sentence the search did not rank is stored as picked while reading (method "reader"), so the export
         # never shows its placeholder 0.0 as the ranking method's score.
         method = self.method if ranked is not None and self.method else READER_METHOD
