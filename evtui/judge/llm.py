@@ -213,8 +213,8 @@ def connection_problem(exc: BaseException) -> str | None:
 
 # What providers say when no key was found (litellm passes them on as a 500 "InternalServerError"): no retry can
 # help, so the user hears at once which variable to set instead of after the backoff ladder.
-_NO_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key|api key (?:is )?(?:not set|"
-                     r"missing|required)", re.I)
+_NO_KEY = re.compile(r"missing credentials|api_key client option must be set|no api key|missing \w+ api key|"
+                     r"api key (?:is )?(?:not set|missing|required)", re.I)
 
 
 def missing_key(exc: BaseException, model: str) -> str | None:
@@ -356,7 +356,7 @@ class LLMClient:
                     litellm.acompletion(**self._params(messages, max_tokens, json_mode)),
                     timeout=self.timeout + 5.0)  # litellm honours `timeout`; this is the backstop
             except fatal as exc:
-                raise CallError(self._reason(exc), fatal=True) from None
+                raise CallError(missing_key(exc, self.model) or self._reason(exc), fatal=True) from None
             except litellm.BadRequestError as exc:
                 if json_mode and self._json_mode and "response_format" in str(exc).lower():
                     self._json_mode = False  # this server has no JSON mode: ask in plain text from now on

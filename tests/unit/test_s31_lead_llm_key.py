@@ -34,3 +34,15 @@ def test_other_server_errors_are_not_read_as_a_missing_key() -> None:
     assert llm.missing_key(RuntimeError("Internal Server Error: upstream timed out"), "openai/gpt-4o-mini") is None
     assert llm.missing_key(RuntimeError("OpenAIException - Missing credentials. Please pass an `api_key`"),
                            "openai/gpt-4o-mini") is not None
+
+
+def test_a_missing_anthropic_key_is_named_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anthropic's client says so as an AuthenticationError (fatal at once already), in a paragraph about workload
+    identity federation: the user gets the one line that names the variable instead."""
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "EVTUI_JUDGE_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    client = llm.LLMClient("anthropic/claude-3-5-haiku-latest")
+    with pytest.raises(llm.CallError) as err:
+        asyncio.run(client.acomplete([{"role": "user", "content": "hi"}]))
+    assert str(err.value).startswith("no API key for anthropic/claude-3-5-haiku-latest: set ANTHROPIC_API_KEY")
+    assert len(str(err.value)) < 160
