@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evtui import __version__, methods
-from evtui.cli_flags import add_search_flags, search_request
+from evtui.cli_flags import add_search_flags, search_request, shown_paper_id, stored_paper_id
 from evtui.errors import EvtuiError
 from evtui.render import plain, safe
 
@@ -368,7 +368,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from evtui.sources import read_summary, show_document
 
     with _open_library(args, reading=True) as lib:
-        doc = show_document(lib, args.paper_id)
+        doc = show_document(lib, stored_paper_id(lib.store, args.paper_id))  # "PMID:1 " pasted: PMID:1
     if args.json:
         _emit_json(doc)
         return 0
@@ -441,6 +441,8 @@ def cmd_embed(args: argparse.Namespace) -> int:
         raise EvtuiError("--ray-address and --parquet-dir go with --engine ray")
     engine: dict[str, Any] = {"engine": "local"}
     with _open_library(args) as lib:
+        if args.paper is not None:
+            args.paper = stored_paper_id(lib.store, args.paper)
         if args.paper is not None and lib.store.paper(args.paper) is None:  # else "embedded 0 sentences", exit 0
             raise EvtuiError(f"unknown paper {args.paper!r} (`evtui papers` lists the ids)")
         t0 = time.perf_counter()
@@ -973,15 +975,18 @@ def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: b
 
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False) as lib:
-        missing = [pid for pid in dict.fromkeys(args.ids) if lib.store.paper(pid) is None]
-        if missing and len(missing) == len(set(args.ids)):
-            raise EvtuiError(f"no paper {', '.join(missing)} (`evtui papers` lists the ids)")
-        gone = {pid for pid in args.ids if pid not in missing}
+        ids = list(dict.fromkeys(stored_paper_id(lib.store, pid) for pid in args.ids))  # " PMID:1" pasted
+        missing = [pid for pid in ids if lib.store.paper(pid) is None]
+        # each id as typed, quoted where bare it would hide a space ("no paper PMID:1 " read as PMID:1 missing)
+        shown = ", ".join(shown_paper_id(pid) for pid in missing)
+        if missing and len(missing) == len(ids):
+            raise EvtuiError(f"no paper {shown} (`evtui papers` lists the ids)")
+        gone = {pid for pid in ids if pid not in missing}
         selected = sum(sid.rsplit(":", 1)[0] in gone for sid in _selection_ids(lib))
-        n = lib.remove(args.ids)
+        n = lib.remove(ids)
     if args.json:
         # exit 1 as a failing verb does: a top-level "error" a script can test and the one line on stderr
-        why = f"no paper {', '.join(missing)} (`evtui papers` lists the ids); the others were removed"
+        why = f"no paper {shown} (`evtui papers` lists the ids); the others were removed"
         _emit_json({"removed": n, **({"missing": missing, "error": why} if missing else {})})
         if missing:
             _say(f"[red]error:[/] {safe(why)}")
@@ -991,7 +996,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
             _say(f"[yellow]{selected} selected sentence(s) came from them: they stay in the selection as "
                  "\"no longer in the library\" (x on the Export screen removes them)[/]")
         if missing:
-            _say(f"[yellow]no paper {safe(', '.join(missing))}[/]")
+            _say(f"[yellow]no paper {safe(shown)}[/]")
     return 1 if missing else 0
 
 
@@ -1038,8 +1043,19 @@ def cmd_judge(args: argparse.Namespace) -> int:
                     _say(f"[dim]note: {safe(note)}[/]")
         # Read-only beside the app: cached verdicts are served, new ones are shown but not stored.
         sink = (lambda _table, _rows: None) if lib.read_only else None
-        judgments = judge_evidence(lib, result.query, result.evidence, judge=judge, max_cost=args.max_cost,
-                                   sink=sink)
+        kept = {"cached": 0, "new": 0}  # the verdicts so far, for what a Ctrl-C says it kept
+
+        def arrived(j: Any) -> None:
+            if j.status == "ok":
+                kept["cached" if j.cached else "new"] += 1
+
+        try:
+            judgments = judge_evidence(lib, result.query, result.evidence, judge=judge, max_cost=args.max_cost,
+                                       sink=sink, on_result=arrived)
+        except KeyboardInterrupt:
+            total = len({e.sentence.id for e in result.evidence})
+            args.interrupted_note = _judge_interrupted(kept["cached"], kept["new"], total, stored=not lib.read_only)
+            raise
     pairs = sorted(zip(result.evidence, judgments, strict=True),
                    key=lambda ej: (ej[1].status != "ok", -ej[1].score, -ej[1].confidence, ej[0].rank))
     totals = summarize(judgments)
@@ -1125,6 +1141,18 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if failure:
         _say(f"[red]error:[/] {safe(failure)}" if rc else f"[yellow]note:[/] {safe(failure)}")
     return rc
+
+
+def _judge_interrupted(cached: int, new: int, total: int, *, stored: bool) -> str:
+    """What a Ctrl-C during `evtui judge` kept: the verdicts cached before and those stored as they arrived (the
+    next run serves both without a call), and how many sentences were not judged (it only said "interrupted")."""
+    if not stored:  # read beside the app: new verdicts are shown, never stored
+        left = total - cached
+        return (f": {cached} of {total} verdict(s) were already cached and stay; {new} new one(s) were not kept "
+                f"(the library is open in the app) and {left} sentence(s) were not judged")
+    left = total - cached - new
+    return (f": {cached + new} of {total} verdict(s) are kept ({cached} cached before, {new} new); the other {left} "
+            "sentence(s) were not judged (the same `evtui judge` again judges only those)")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -1256,7 +1284,7 @@ QUERY_HELP = ('a triplet "(head, relation, tail)" or "head | relation | tail", a
               "the kind is detected, --mode overrides)")
 EPILOG = """examples:
   evtui search "(aspirin, reduce, colorectal cancer)"  rank evidence sentences
-  evtui judge "ACE inhibitors cause cough" --json       and judge each, 0-100
+  evtui judge "ACE inhibitors cause angioedema" --json  and judge each, 0-100
   evtui verify "Vitamin D reduces fracture risk"        papers for / against
   evtui ingest ~/papers/                                add PDFs, JATS, .bib
   evtui select "(aspirin, reduce, colorectal cancer)" -k 3
@@ -1265,7 +1293,42 @@ EPILOG = """examples:
 `evtui VERB --help` lists a verb's flags. With --json a verb prints one JSON
 document on stdout (messages go to stderr). Exit status: 0 done, 2 a usage or
 input error ({"error": ...} under --json), 1 where a verb says so (an ingest
-or judge that got nothing done, a remove with an unknown id), 130 Ctrl-C."""
+or judge that got nothing done, a remove where some ids were unknown), 130
+Ctrl-C."""
+
+# `evtui judge --help` and `evtui verify --help` showed only the flags: nothing on how to write a triplet or what a
+# question gets, nor what the exit status means to a script. Lines kept under 80 columns (printed as written).
+JUDGE_EPILOG = """examples:
+  evtui judge "ACE inhibitors cause angioedema"      a claim (or hypothesis)
+  evtui judge "(ACE inhibitors, cause, angioedema)"  a (head, relation, tail)
+  evtui judge "ACE inhibitors | cause | angioedema"  the same triplet
+  evtui judge "Do ACE inhibitors cause angioedema?"  yes/no: read as its claim
+  evtui judge "ACE inhibitors cause angioedema" -k 5 --json --paper ID
+  evtui judge "ACE inhibitors cause angioedema" --judge llm \\
+      --model openai/gpt-4o-mini --max-cost 0.05     an LLM, at most $0.05
+
+An open question ("What causes cough?") or a topic phrase is ranked and scored
+but takes no side: every stance stays neutral (a note says why). Verdicts are
+stored per query and sentence: the same query again is served from them.
+
+exit status: 0 done; 1 no sentence got a verdict (an LLM server that cannot be
+reached: the reason is printed, {"error": ...} under --json); 2 a usage or
+input error (an unknown --paper, a --max-cost too small for one call); 130
+Ctrl-C (the verdicts so far are kept; the same command judges the rest)."""
+VERIFY_EPILOG = """examples:
+  evtui verify "Vitamin D reduces fracture risk"       a claim: for / against
+  evtui verify "(vitamin D, reduces, fracture risk)"   a (head, relation, tail)
+  evtui verify "Does vitamin D reduce fracture risk?"  yes/no: as its claim
+  evtui verify "Vitamin D reduces fracture risk" --papers 10 --json
+  evtui verify --claims claims_dev.jsonl --out pred.jsonl
+      SciFact predictions (`evtui bench scifact-eval` scores them)
+
+An open question ("What lowers fracture risk?") or a topic phrase asserts
+nothing to verify: its papers come back as mentioning it (a note says why).
+
+exit status: 0 done (also when no paper matches: it says so); 2 a usage or
+input error (a CLAIM and --claims both, an unreadable claims file); 130 Ctrl-C
+(nothing is written to --out)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1405,6 +1468,7 @@ def build_parser() -> argparse.ArgumentParser:
     br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")
+    jd.epilog, jd.formatter_class = JUDGE_EPILOG, argparse.RawDescriptionHelpFormatter
     jd.add_argument("query", help=QUERY_HELP)
     add_search_flags(jd, k=10, k_help="number of sentences to judge")
     jd.add_argument("--judge", choices=("llm", "local"), default=None,
@@ -1417,6 +1481,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start no LLM call that could take this run's cost past USD")
 
     vf = add("verify", cmd_verify, "claim-level verdicts: papers that support or refute a claim (offline verifier)")
+    vf.epilog, vf.formatter_class = VERIFY_EPILOG, argparse.RawDescriptionHelpFormatter
     vf.add_argument("claim", nargs="?", help="the claim to check, as a statement (or --claims FILE instead)")
     vf.add_argument("--papers", type=int, default=None, help="papers to verify, best-matching first (default 5; "
                     "with --claims 1, as chosen by cross-validation on SciFact)")
@@ -1447,6 +1512,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _resume_hint(args: argparse.Namespace) -> str:
     """What a Ctrl-C kept, and how to finish, for the verbs whose work is stored as it goes."""
     verb = getattr(args, "verb", None)
+    if verb == "judge":  # set once the judging began (cmd_judge): before it nothing was judged or kept
+        return str(getattr(args, "interrupted_note", ""))
     if verb == "embed":
         return ": the vectors made so far are kept; `evtui embed` again finishes the rest"
     if verb == "ingest":

@@ -36,6 +36,24 @@ def add_search_flags(parser: argparse.ArgumentParser, *, k: int | None, k_help: 
     parser.add_argument("--year-to", type=int, default=None, metavar="YEAR", help="only papers up to this year")
 
 
+def stored_paper_id(store: Any, paper_id: str) -> str:
+    """The paper id as the library stores it: a pasted id's stray spaces or newline at either end dropped when
+    the id as typed is not there (only the ends: an id may hold inner spaces, e.g. `file:my paper -9b5273c3`).
+    An id found neither way comes back as typed, for the message that quotes it."""
+    bare = paper_id.strip()
+    if bare != paper_id and store.paper(paper_id) is None and store.paper(bare) is not None:
+        return bare
+    return paper_id
+
+
+def shown_paper_id(paper_id: str) -> str:
+    """An id for a message: bare as `evtui papers` lists it, quoted where bare it would be invisible or ambiguous
+    (empty, spaces at an end or inside, a comma that a list of ids is joined with, quotes)."""
+    if paper_id and not any(c.isspace() or c in ",'\"" for c in paper_id):
+        return paper_id
+    return repr(paper_id)
+
+
 def search_request(args: argparse.Namespace, library: Any) -> SearchRequest:
     """The SearchRequest the search flags ask for, checked: --k, the year range and the paper id."""
     if args.k is None:
@@ -44,6 +62,8 @@ def search_request(args: argparse.Namespace, library: Any) -> SearchRequest:
         raise EvtuiError(f"--k must be at least 1, not {args.k}")
     if args.year_from is not None and args.year_to is not None and args.year_from > args.year_to:
         raise EvtuiError(f"--year-from {args.year_from} is after --year-to {args.year_to}: no paper can match")
+    if args.paper is not None:
+        args.paper = stored_paper_id(library.store, args.paper)
     if args.paper is not None and library.store.paper(args.paper) is None:  # `--paper ""` (an unset $VAR) too
         raise EvtuiError(f"unknown paper {args.paper!r} (`evtui papers` lists the ids)")
     return SearchRequest(args.query, k=args.k, method=args.method or methods.DEFAULT_METHOD, mode=args.mode,
