@@ -27,6 +27,7 @@ import re
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,10 @@ TIMEOUTS_IN_A_ROW = 3
 CONNECT_BACKOFF = 1.0  # the most we wait before asking again a server that refused the connection
 SERVER_SILENT = "server not answering"  # how a silent server's reason begins (LLMClient.silent says the rest)
 
+# The reason of the items a cancelled sweep never judged (status 'skipped': not cached, judged next time).
+CANCELLED = "not judged: the judging was cancelled"
+STOP_WAIT = 5.0  # the most a stopping sweep waits for its calls in flight to be cancelled
+
 _LITELLM: Any = None
 _LITELLM_LOCK = threading.Lock()
 
@@ -78,6 +83,10 @@ def litellm_module() -> Any:
             litellm.set_verbose = False
             litellm.turn_off_message_logging = True
             litellm.drop_params = True
+            # litellm makes a provider's request coroutine in a thread: a call cancelled meanwhile (the user stopped
+            # the judge) leaves it unawaited, which is the point (no request sent), not a bug to warn about.
+            warnings.filterwarnings("ignore", message=r"coroutine '\w+\.acompletion' was never awaited",
+                                    category=RuntimeWarning)
             for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
                 logging.getLogger(name).setLevel(logging.CRITICAL)
             _LITELLM = litellm
@@ -539,9 +548,16 @@ class LLMJudge:
         return tin, tout, self.client.call_cost(tin, tout)
 
     def judge(self, query: ParsedQuery, evidence: list[Evidence], *,
-              on_result: Callable[[Judgment], None] | None = None, max_cost: float | None = None) -> list[Judgment]:
+              on_result: Callable[[Judgment], None] | None = None, max_cost: float | None = None,
+              cancelled: Callable[[], bool] | None = None) -> list[Judgment]:
         """Judge every item; `on_result` runs in the caller's thread as each verdict arrives; with `max_cost`
-        no call starts whose worst-case cost would take the sweep past it (those items come back 'skipped')."""
+        no call starts whose worst-case cost would take the sweep past it (those items come back 'skipped').
+
+        Stopping: an exception in the caller's thread (Ctrl-C's KeyboardInterrupt, also one raised by
+        `on_result`) or `cancelled()` turning true (polled every 0.1 s: the app's worker.is_cancelled) cancels the
+        calls in flight (their HTTP requests are dropped) and starts no new one; the verdicts that had already
+        come back still reach `on_result` (they are paid for: the caller stores them) before the exception goes
+        on, or, when cancelled, before the items never judged come back 'skipped' (CANCELLED says why)."""
         if not evidence:
             return []
         litellm_module()  # its ~3 s import happens here, not inside the first call's timing
@@ -549,11 +565,25 @@ class LLMJudge:
         prompts = self.messages(query, evidence)
         aspect_ids = [a.id for a in query.aspects]
         inbox: queue.Queue[tuple[int, Judgment]] = queue.Queue()
-        future = run_async(self._sweep(evidence, prompts, aspect_ids, inbox.put, _Budget(max_cost)))
+        stop = threading.Event()
+        running: list[asyncio.Task[Any]] = []
+
+        async def sweep() -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                running.append(task)
+            if not stop.is_set():  # stopped before it began: not one call
+                await self._sweep(evidence, prompts, aspect_ids, inbox.put, _Budget(max_cost), stop)
+
+        future = run_async(sweep())
         results: list[Judgment | None] = [None] * len(evidence)
         done = 0
+        stopped = False
         try:
             while done < len(evidence):
+                if cancelled is not None and cancelled():
+                    stopped = True
+                    break
                 try:
                     i, j = inbox.get(timeout=0.1)
                 except queue.Empty:
@@ -565,15 +595,54 @@ class LLMJudge:
                 done += 1
                 if on_result is not None:
                     on_result(j)
-            future.result()
+            if not stopped:
+                future.result()
         except BaseException:
-            future.cancel()
+            self._halt(future, stop, running)
+            self._deliver(inbox, results, on_result)
             raise
+        if stopped:
+            self._halt(future, stop, running)
+            self._deliver(inbox, results, on_result)
+            return [j if j is not None else self._skipped(e.sentence.id, CANCELLED)
+                    for j, e in zip(results, evidence, strict=True)]
         return [j if j is not None else self._failed(e.sentence.id, "no verdict was produced")
                 for j, e in zip(results, evidence, strict=True)]
 
+    @staticmethod
+    def _halt(future: concurrent.futures.Future[Any], stop: threading.Event, running: list[asyncio.Task[Any]]) -> None:
+        """Stop a sweep and wait (up to STOP_WAIT) until it has: no call is started after `stop` is set, and the
+        sweep's task is cancelled on its loop, which cancels every call in flight (httpx drops its request)."""
+        stop.set()
+        if running:  # else the sweep has not begun and returns at once when it does (it reads `stop` first)
+            task = running[0]
+            task.get_loop().call_soon_threadsafe(task.cancel)
+        concurrent.futures.wait([future], timeout=STOP_WAIT)
+
+    @staticmethod
+    def _deliver(inbox: queue.Queue[tuple[int, Judgment]], results: list[Judgment | None],
+                 on_result: Callable[[Judgment], None] | None) -> None:
+        """Hand on the verdicts that came back before the sweep stopped (paid for: the caller stores them). The
+        one an interrupt caught inside `on_result` is not handed on again: the caller has counted it (evtui judge)
+        and, storing first, has mostly stored it. A failing `on_result` ends this (the first error is the one
+        raised); a second Ctrl-C goes on at once."""
+        pending: list[tuple[int, Judgment]] = []
+        while True:
+            try:
+                pending.append(inbox.get_nowait())
+            except queue.Empty:
+                break
+        for i, j in pending:
+            results[i] = j
+            if on_result is not None:
+                try:
+                    on_result(j)
+                except Exception:  # noqa: BLE001 - e.g. the disk is full: the first error is the one raised
+                    return
+
     async def _sweep(self, evidence: Sequence[Evidence], prompts: Sequence[Messages], aspect_ids: list[str],
-                     emit: Callable[[tuple[int, Judgment]], None], budget: _Budget) -> None:
+                     emit: Callable[[tuple[int, Judgment]], None], budget: _Budget,
+                     stop: threading.Event | None = None) -> None:
         sem = asyncio.Semaphore(self.concurrency)
         fatal: list[CallError] = []
 
@@ -585,7 +654,7 @@ class LLMJudge:
                          else self._failed(sid, f"not attempted: {fatal[0].reason}"))
                 else:
                     try:
-                        j = await self._judge_one(sid, prompts[i], aspect_ids, budget)
+                        j = await self._judge_one(sid, prompts[i], aspect_ids, budget, stop)
                     except CallError as exc:
                         if exc.fatal and not fatal:
                             fatal.append(exc)
@@ -597,7 +666,8 @@ class LLMJudge:
 
         await asyncio.gather(*(one(i) for i in range(len(evidence))))
 
-    async def _judge_one(self, sid: str, messages: Messages, aspect_ids: list[str], budget: _Budget) -> Judgment:
+    async def _judge_one(self, sid: str, messages: Messages, aspect_ids: list[str], budget: _Budget,
+                         stop: threading.Event | None = None) -> Judgment:
         t0 = time.perf_counter()
         tin = tout = 0
         cost = 0.0
@@ -609,6 +679,8 @@ class LLMJudge:
             if not await budget.take(worst):
                 return None
             try:
+                if stop is not None and stop.is_set():  # stopped while this one waited for its turn: no call
+                    raise asyncio.CancelledError
                 c = await self.client.acomplete(msgs, max_tokens=self.max_tokens, json_mode=True)
             except BaseException:  # a failed or cancelled call costs nothing and must not hold its reservation
                 budget.settle(worst, 0.0)

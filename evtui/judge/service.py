@@ -113,13 +113,18 @@ def estimate(parsed: ParsedQuery, evidence: Sequence[Evidence], judge: str | Jud
 def judge_evidence(library: Library, parsed: ParsedQuery, evidence: Sequence[Evidence], *,
                    judge: str | Judge | None = "local", model: str | None = None, api_base: str | None = None,
                    max_cost: float | None = None, on_result: Callable[[Judgment], None] | None = None,
-                   sink: Callable[[str, list[list[Any]]], None] | None = None, **opts: Any) -> list[Judgment]:
+                   sink: Callable[[str, list[list[Any]]], None] | None = None,
+                   cancelled: Callable[[], bool] | None = None, **opts: Any) -> list[Judgment]:
     """One Judgment per Evidence, in order: cached ones first (cost 0, cached=True), then the judge's.
 
     With `max_cost` (USD) no LLM call starts whose worst-case cost would take this sweep past it; the items
     left over come back with status 'skipped' and the reason. Items never raise; setup errors do (EvtuiError).
     `sink(table, rows)`, when given, receives the cache rows instead of the library (a read-only Ray worker's
     driver writes them back: evtui/scale/bench.py).
+    `cancelled`, when given, is asked every 0.1 s during an LLM sweep (the app passes its worker's is_cancelled):
+    once it is true no new call starts, the calls in flight are cancelled, the verdicts already back are stored,
+    and the items never judged come back 'skipped' (not cached: the next run judges them). A KeyboardInterrupt
+    does the same, then goes on (`evtui judge` says what was kept).
     """
     if max_cost is not None and max_cost < 0:
         raise EvtuiError("--max-cost must be zero or more (USD)")
@@ -146,10 +151,12 @@ def judge_evidence(library: Library, parsed: ParsedQuery, evidence: Sequence[Evi
             on_result(verdict)
 
     if todo:
-        from evtui.judge.llm import LLMJudge
+        from evtui.judge.llm import CANCELLED, LLMJudge
 
         if isinstance(j, LLMJudge):
-            j.judge(parsed, todo, on_result=arrived, max_cost=max_cost)
+            for verdict in j.judge(parsed, todo, on_result=arrived, max_cost=max_cost, cancelled=cancelled):
+                if verdict.error == CANCELLED:  # never judged, so it never arrived: returned, not stored
+                    results.setdefault(verdict.sentence_id, verdict)
         else:
             for verdict in j.judge(parsed, todo):
                 arrived(verdict)

@@ -83,7 +83,8 @@ def test_ctrl_c_during_an_llm_judge_says_how_many_verdicts_were_kept(
 
     monkeypatch.setattr(judge_pkg, "judge_evidence", interrupted)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    server.default = "ok"
+    # one call answers, the others hang until the interrupt drops them (the verdicts back by then are all kept)
+    server.script, server.default, server.hang_seconds = ["ok"], "hang", 5.0
     argv = ["judge", "aspirin colorectal cancer", "-k", "3", "--judge", "llm", "--model", "openai/fault",
             "--api-base", server.api_base, "--method", "bm25-coverage"]
     assert main(argv) == 130
@@ -92,12 +93,14 @@ def test_ctrl_c_during_an_llm_judge_says_how_many_verdicts_were_kept(
            "judged (the same `evtui judge` again judges only those)" in err
     # the kept ones are served from the cache the next time; a second interrupt says so
     stop_after["n"] = 2
+    server.script = ["ok"]
     assert main([*argv, "--json"]) == 130
     captured = capsys.readouterr()
     assert json.loads(captured.out)["error"].startswith(
         "interrupted: 2 of 3 verdict(s) are kept (1 cached before, 1 new); the other 1 sentence(s)")
     monkeypatch.setattr(judge_pkg, "judge_evidence", real)
-    calls = len(server.chat_requests())  # the interrupted runs' calls in flight went out too (never awaited)
+    server.default = "ok"
+    calls = len(server.chat_requests())  # the interrupted runs' calls in flight went out too (then were dropped)
     assert main([*argv, "--json"]) == 0  # finishing: only the one not judged is called
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["results"]) == 3 and sum(r["cached"] for r in doc["results"]) == 2

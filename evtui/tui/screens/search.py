@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Header, Input, Label, Select, Static
 from textual.worker import get_current_worker
 
 from evtui.errors import EvtuiError, QueryError
+from evtui.export import display_names
 from evtui.methods import needs_embeddings
 from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
@@ -788,7 +789,7 @@ class SearchScreen(EvtuiScreen):
         out = Text()
         if paper is not None:
             out.append(paper.title + "\n", style="bold")
-            authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
+            authors = display_names(paper.authors, 3)  # "Family, Given" shown as "Given Family"
             meta = " · ".join(x for x in (authors, paper.journal or "", str(paper.year or "")) if x)
             if meta:
                 out.append(meta + "\n", style="italic")
@@ -1019,6 +1020,7 @@ class SearchScreen(EvtuiScreen):
     @work(thread=True, exclusive=True, group="judge")
     def judge_worker(self, judge: str, parsed: ParsedQuery, evidence: list[Evidence]) -> None:
         app = self.evtui
+        worker = get_current_worker()
         service = app.judge_service()
         assert service is not None and app.library is not None
         t0 = app.clock()
@@ -1052,7 +1054,7 @@ class SearchScreen(EvtuiScreen):
                     judged = service.judge_evidence(view, parsed, evidence, judge="llm", model=app.judge_model(),
                                                     api_base=app.judge_setting("api_base"),
                                                     max_cost=app.judge_setting("max_cost"), on_result=arrived,
-                                                    sink=sink)
+                                                    sink=sink, cancelled=lambda: worker.is_cancelled)
                 finally:
                     view.close()
             else:
@@ -1061,7 +1063,10 @@ class SearchScreen(EvtuiScreen):
                                                     sink=sink)
                 store_rows()
             out = list(judged)
-        self.post_message(JudgeDone(out, app.clock() - t0))
+        # A cancelled LLM sweep (a new `s`, quitting) stopped its calls; the verdicts back by then are stored and
+        # shown. The worker that replaced it reports: this one's "cancelled" rows would clear its pending marks.
+        if not (judge == "llm" and worker.is_cancelled):
+            self.post_message(JudgeDone(out, app.clock() - t0))
 
     def auto_judge(self) -> None:
         """Verdicts for the results without asking: cached ones at once, the rest from the local judge (offline,
