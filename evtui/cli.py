@@ -365,6 +365,7 @@ def _pager_shows_styles(env: MutableMapping[str, str] = os.environ) -> bool:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from evtui.ingest.refs import display_names
     from evtui.sources import read_summary, show_document
 
     with _open_library(args, reading=True) as lib:
@@ -375,7 +376,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     out = Console(emoji=False)
     p = doc["paper"]
     out.print(f"[bold]{safe(p['title'])}[/]")
-    out.print(safe(", ".join(p["authors"][:8]) + (" et al." if len(p["authors"]) > 8 else "")))
+    out.print(safe(display_names(p["authors"], 8)))  # "García Márquez, Gabriel" shown as "Gabriel García Márquez"
     doi = f"doi:{p['doi']}" if p["doi"] and p["id"].lower() != f"doi:{p['doi']}".lower() else None  # not twice
     meta = [str(x) for x in (p["year"], p["journal"], doi) if x]
     out.print("[dim]" + safe(" · ".join([p["id"], p["source"], *meta])) + "[/]")

@@ -25,6 +25,9 @@ from urllib.parse import quote
 
 from evtui import __version__
 from evtui.errors import EvtuiError
+from evtui.ingest.refs import display_name
+from evtui.ingest.refs import display_names as display_names  # an author list as the screens show it
+from evtui.ingest.refs import is_organisation as is_organisation  # an organisation is braced whole in BibTeX
 from evtui.library import Library
 from evtui.models import LEVELS, Aspect, Evidence, Paper, ParsedQuery, Span
 from evtui.store import SELECTIONS_DDL as SELECTIONS_DDL  # the table's key: (sentence_id, query)
@@ -306,7 +309,7 @@ def citation(p: Paper) -> str:
     names = [a for a in p.authors if a.strip()]
     cut = bool(names) and names[-1].strip().lower() in _OTHERS
     names = [a for a in names if a.strip().lower() not in _OTHERS]
-    who = (", ".join(md(a) for a in names[:3]) + (" et al." if len(names) > 3 or cut else "") if names
+    who = (", ".join(md(display_name(a)) for a in names[:3]) + (" et al." if len(names) > 3 or cut else "") if names
            else "Unknown authors")
     parts = [f"{who} ({p.year or 'n.d.'})."]
     if p.title.strip():
@@ -625,18 +628,6 @@ def bib_title(title: str) -> str:
         return word
 
     return _WORD.sub(brace, text)
-
-
-# A name that is an organisation, not a person: BibTeX would split it ("World Health Organization" -> given "World
-# Health", family "Organization"; "... and Prevention" -> two authors), so it is braced whole.
-_ORG = re.compile(r"\b(and|for|of|group|consortium|collaboration|collaborative|committee|organi[sz]ation|society|"
-                  r"association|institute|council|network|investigators|agency|foundation|centre|center|"
-                  r"department|ministry|university|team|working|panel|federation|alliance|board|program|programme)\b",
-                  re.IGNORECASE)
-
-
-def is_organisation(name: str) -> bool:
-    return len(name.split()) > 1 and "," not in name and bool(_ORG.search(name))
 
 
 def _suffix_first(name: str) -> str:

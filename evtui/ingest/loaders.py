@@ -17,6 +17,7 @@ from evtui.ingest.reader import MAX_PAPER_SENTENCES
 from evtui.ingest.reader import decode as _decode
 from evtui.ingest.reader import open_capped as _open
 from evtui.ingest.reader import read_bytes as _read_bytes
+from evtui.ingest.refs import person_name
 from evtui.ingest.sections import flat_section_kind, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -162,8 +163,8 @@ def load_jats(path: Path) -> Result:
             if name is not None:
                 given = next(name.iter("{*}given-names", "given-names"), None)
                 sur = next(name.iter("{*}surname", "surname"), None)
-                full = " ".join(x for x in (_text(given) if given is not None else "",
-                                            _text(sur) if sur is not None else "") if x)
+                suffix = next(name.iter("{*}suffix", "suffix"), None)
+                full = person_name(*(_text(e) if e is not None else "" for e in (given, sur, suffix)))
                 if full:
                     authors.append(full)
         dates = list(meta.iter("{*}pub-date", "pub-date"))
@@ -456,7 +457,8 @@ def load_cord(path: Path) -> Result:
     parse = _dict(obj.get("pdf_parse")) or obj
     meta = _dict(obj.get("metadata"))
     title = _ws(str(meta.get("title") or obj.get("title") or ""))
-    authors = [" ".join(x for x in (a.get("first"), a.get("last")) if isinstance(x, str) and x)
+    authors = [person_name(" ".join(x for x in [a.get("first"), *_list(a.get("middle"))] if isinstance(x, str)),
+                           *(x if isinstance(x, str) else "" for x in (a.get("last"), a.get("suffix"))))
                for a in _list(meta.get("authors")) if isinstance(a, dict)]
     pid = f"cord:{obj.get('paper_id') or path.stem}"
     sents = _title_sentence(title)

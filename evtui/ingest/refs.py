@@ -32,6 +32,73 @@ _FIELD = re.compile(r"\s*([A-Za-z][\w\-:.+]*)\s*=\s*")
 _KEY = re.compile(r"\s*([^,\s{}()]{0,500})\s*,")
 
 
+# -- authors' names: as stored, shown and cited ------------------------------------------------------------
+# A paper's authors are stored as strings, most as "Given Family" ("Florian Uhl", "Anna van der Berg"): the form
+# BibTeX reads back right, the last word being the family name with any lower-case particles before it. A family
+# name that form would cut ("García Márquez", "De la Cruz", "de Souza Santos") is stored as BibTeX's own "Family,
+# Given" instead, and with a suffix as "Family, Jr., Given". `display_name()` shows either as "Given Family Jr.", so an
+# author list joined with ", " stays readable; the BibTeX export and the citation key read the family name from the
+# part before the comma. Libraries ingested before keep their "Given Family" strings, shown as they are.
+
+# A name that is an organisation, not a person: BibTeX would split it ("World Health Organization" -> given "World
+# Health", family "Organization"; "... and Prevention" -> two authors), so it is braced whole.
+_ORG = re.compile(r"\b(and|for|of|group|consortium|collaboration|collaborative|committee|organi[sz]ation|society|"
+                  r"association|institute|council|network|investigators|agency|foundation|centre|center|"
+                  r"department|ministry|university|team|working|panel|federation|alliance|board|program|programme)\b",
+                  re.IGNORECASE)
+# What follows a company's name after a comma ("Acme, Inc."): not a given name.
+_COMPANY = frozenset({"inc", "ltd", "llc", "co", "corp", "gmbh", "plc", "ag", "sa", "bv"})
+
+
+def is_organisation(name: str) -> bool:
+    """"World Health Organization" (several words, one of them an organisation's); a "Family, Given" name never."""
+    return len(name.split()) > 1 and "," not in name and bool(_ORG.search(name))
+
+
+def _reads_back(given: str, family: str) -> bool:
+    """Whether "Given Family" is read back with `family` as the family name: BibTeX's "First von Last" takes the
+    last word, with the lower-case words just before it ("van der Berg"), and a given name has no lower-case word."""
+    words = family.split()
+    if any(w[:1].islower() for w in given.split()):
+        return False
+    lead = 0
+    while lead < len(words) - 1 and words[lead][:1].islower():
+        lead += 1
+    return len(words) - lead <= 1
+
+
+def person_name(given: str, family: str, suffix: str = "") -> str:
+    """The stored form of a person's name from its parts: "Given Family" ("Gabriel Smith", "Anna van der Berg",
+    "John Smith Jr."), or "Family, Given" / "Family, Suffix, Given" when "Given Family" would lose part of the family
+    name ("García Márquez, Gabriel", "De la Cruz, Maria"). Without a given name, the family name as it is."""
+    given, family, suffix = (" ".join(x.split()) for x in (given, family, suffix))
+    if not family or not given:
+        return " ".join(x for x in (given, family, suffix) if x)
+    if _reads_back(given, family):
+        return " ".join(x for x in (given, family, suffix) if x)
+    return f"{family}, {suffix}, {given}" if suffix else f"{family}, {given}"
+
+
+def display_name(name: str) -> str:
+    """A stored name as it is shown in a list: "García Márquez, Gabriel" -> "Gabriel García Márquez", "Smith,
+    Jr., John" -> "John Smith Jr."; "Given Family", an organisation ("Ben and Jerry, Inc.") and anything else as
+    it is."""
+    if "," not in name or _ORG.search(name):
+        return name
+    parts = [" ".join(p.split()) for p in name.split(",")]
+    if not all(parts) or len(parts) > 3 or parts[-1].strip(".").lower() in _COMPANY:
+        return name
+    if len(parts) == 2:
+        return f"{parts[1]} {parts[0]}"
+    return f"{parts[2]} {parts[0]} {parts[1]}"
+
+
+def display_names(names: list[str], limit: int) -> str:
+    """The first `limit` names for display, joined with ", ", and " et al." when there are more."""
+    shown = [display_name(a) for a in names[:limit]]
+    return ", ".join(shown) + (" et al." if len(names) > limit else "")
+
+
 def sniff_refs(name: str, text: str) -> str | None:
     """'bibtex', 'ris' or 'csl-json' when the file is one (by name or by content), else None."""
     if name.endswith((".bib", ".bibtex")):
@@ -270,7 +337,7 @@ def load_bibtex(path: Path) -> Result:
             yield IngestError(str(path), f"entry {key}: a second entry with this key; only the first is read")
             continue
         seen.add(key)
-        authors = [_delatex(_name_first(a)) for a in _split_top(f.get("author", ""), r"\s+and\s+") if a.strip()]
+        authors = [_bib_name(a) for a in _split_top(f.get("author", ""), r"\s+and\s+") if a.strip()]
         year_m = re.search(r"\d{4}", f.get("year", "") or f.get("date", ""))
         meta = {
             "title": _delatex(f.get("title", "")), "authors": authors, "year": int(year_m.group(0)) if year_m else None,
@@ -303,15 +370,44 @@ def _split_top(text: str, sep: str) -> list[str]:
     return parts
 
 
-def _name_first(name: str) -> str:
-    """"Last, First" -> "First Last"; "Last, Jr., First" -> "First Last Jr." (BibTeX's three-part form); commas
-    inside braces belong to the name."""
+def _name_first(name: str, ris: bool = False) -> str:
+    """"Last, First" -> "First Last" ("García Márquez, Gabriel" stays so: see `person_name`); three parts are
+    BibTeX's "Last, Jr., First", or with `ris` the RIS order "Last, First, Suffix"; commas inside braces belong to
+    the name."""
     parts = [p.strip() for p in _split_top(_ws(name), ",")]
     if len(parts) == 2:
-        return f"{parts[1]} {parts[0]}".strip()
+        return person_name(parts[1], parts[0])
     if len(parts) >= 3:
-        return f"{parts[2]} {parts[0]} {parts[1]}".strip()
+        return person_name(parts[1], parts[0], parts[2]) if ris else person_name(parts[2], parts[0], parts[1])
     return parts[0]
+
+
+def _bib_name(name: str) -> str:
+    """A BibTeX author as stored: "García Márquez, Gabriel" and "Gabriel {García Márquez}" (a braced family name)
+    keep the whole family name; TeX accents and braces resolved."""
+    parts = [p.strip() for p in _split_top(_ws(name), ",")]
+    if len(parts) == 2:
+        return person_name(_delatex(parts[1]), _delatex(parts[0]))
+    if len(parts) >= 3:
+        return person_name(_delatex(parts[2]), _delatex(parts[0]), _delatex(parts[1]))
+    text = parts[0]
+    depth, start = 0, -1
+    for i, c in enumerate(text):
+        if c == "{":
+            start, depth = (i if depth == 0 else start), depth + 1
+        elif c == "}" and depth > 0:
+            depth -= 1
+    if text.endswith("}") and depth == 0 and start > 0 and text[start - 1].isspace():
+        family = _delatex(text[start:])
+        if len(family.split()) > 1:  # "{García Márquez}": one family name of two words, as BibTeX reads it
+            return person_name(_delatex(text[:start]), family)
+    name = _delatex(text)
+    words = name.split()
+    # "Ana de Souza Santos": BibTeX's "First von Last", the family name from the first lower-case word on
+    von = next((i for i in range(1, len(words) - 1) if words[i][:1].islower()), None)
+    if von is None or _ORG.search(name) or (start == 0 and text.endswith("}")):  # braced whole: one name
+        return name
+    return person_name(" ".join(words[:von]), " ".join(words[von:]))
 
 
 def _clean_doi(s: str) -> str | None:
@@ -375,7 +471,8 @@ def _ris_paper(path: Path, rec: dict[str, list[str]], n: int) -> ParsedPaper | I
         p = Path(unquote(urlparse(v).path)) if v.startswith("file:") else Path(v).expanduser()
         files.append(p if p.is_absolute() else path.absolute().parent / p)
     meta = {
-        "title": _ws(one("TI", "T1", "CT")), "authors": [_name_first(a) for a in rec.get("AU", []) + rec.get("A1", [])],
+        "title": _ws(one("TI", "T1", "CT")),
+        "authors": [_name_first(a, ris=True) for a in rec.get("AU", []) + rec.get("A1", [])],
         "year": int(year_m.group(0)) if year_m else None, "doi": _clean_doi(one("DO")),
         "journal": _ws(one("JO", "JF", "T2", "JA")), "pmid": None, "abstract": _ws(one("AB", "N2")),
         "key": one("ID") or f"{path.stem}-{n}", "type": one("TY").lower(),
@@ -398,7 +495,10 @@ def load_csl_json(path: Path) -> Result:
         authors = []
         for a in item.get("author") or []:
             if isinstance(a, dict):
-                authors.append(_ws(f"{a.get('given', '')} {a.get('family', '')}") or str(a.get("literal", "")))
+                # "non-dropping-particle" ("van"), "dropping-particle" ("de") and "suffix" belong to the name too
+                family = " ".join(str(a.get(k) or "") for k in ("dropping-particle", "non-dropping-particle", "family"))
+                name = person_name(str(a.get("given") or ""), family, str(a.get("suffix") or ""))
+                authors.append(name or _ws(str(a.get("literal") or "")))
         parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
         year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
         if year is None and isinstance(item.get("issued"), dict):  # {"raw": "2020-03"} / {"literal": "Spring 2020"}

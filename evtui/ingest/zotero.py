@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evtui.errors import IngestError
-from evtui.ingest.refs import SUPPLEMENT
+from evtui.ingest.refs import SUPPLEMENT, person_name
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -234,7 +234,7 @@ def _creators(con: sqlite3.Connection) -> dict[int, list[str]]:
     for item_id, first, last in con.execute(
             "SELECT ic.itemID, c.firstName, c.lastName FROM itemCreators ic JOIN creators c USING (creatorID)"
             " ORDER BY ic.itemID, ic.orderIndex"):
-        name = " ".join(x for x in (first or "", last or "") if x)
+        name = person_name(first or "", last or "")
         if name:
             out.setdefault(int(item_id), []).append(name)
     return out

@@ -10,7 +10,7 @@ from textual.geometry import Region
 from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from evtui.export import READER_METHOD
+from evtui.export import READER_METHOD, display_names
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
 from evtui.render import chip_style, highlight, plain, printable, safe_text
 from evtui.tui.base import EvtuiScreen
@@ -127,7 +127,7 @@ class ReaderScreen(EvtuiScreen):
         if p is None:
             return
         out = Text(p.title + "\n", style="bold")
-        authors = ", ".join(p.authors[:4]) + (" et al." if len(p.authors) > 4 else "")
+        authors = display_names(p.authors, 4)  # "García Márquez, Gabriel" shown "Gabriel García Márquez"
         meta = " · ".join(x for x in (authors, p.journal or "", str(p.year or ""), p.id) if x)
         out.append(meta + "\n", style="italic dim")
         if self.parsed is not None:
