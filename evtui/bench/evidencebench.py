@@ -66,8 +66,9 @@ def _check_item(path: Path, item_id: str, item: dict[str, Any]) -> None:
         raise bad("paper_as_candidate_pool", "is not a list of sentences")
     if not isinstance(item.get("aspect_list_ids"), list):
         raise bad("aspect_list_ids", "is not a list")
-    index = item.get("sentence_index2aspects")
-    if not isinstance(index, dict) or not all(str(k).isdigit() and isinstance(v, list) for k, v in index.items()):
+    by_sentence = item.get("sentence_index2aspects")
+    if not isinstance(by_sentence, dict) or not all(str(k).isdigit() and isinstance(v, list)
+                                                    for k, v in by_sentence.items()):
         raise bad("sentence_index2aspects", "is not an object of sentence index -> aspect ids")
     if not optimal("evidence_retrieval_at_optimal_evaluation"):
         raise bad("evidence_retrieval_at_optimal_evaluation", "has no optimal K (a positive integer)")

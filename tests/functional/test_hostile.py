@@ -119,6 +119,7 @@ _SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|ATTA
 # (file, expression) -> why a formatted value in SQL is safe. A new one must be added here with its reason.
 _AUDITED = {
     ("evtui/store.py", "', '.join(_PAPER_COLUMNS)"): "a module constant: literal column names",
+    ("evtui/store.py", "_SELECTION_COLUMNS"): "a module constant: literal column names",
     ("evtui/store.py", "memory_limit.strip()"): "checked against _MEMORY (digits + unit) before the statement",
     ("evtui/store.py", "_checked(limit)"): "_checked raises unless it is digits + unit (_MEMORY)",
     ("evtui/store.py", "_checked(current)"): "_checked raises unless it is digits + unit (_MEMORY)",
