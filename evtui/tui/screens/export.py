@@ -70,6 +70,7 @@ class ExportScreen(EvtuiScreen):
     ExportScreen.-stacked #basket { height: auto; max-height: 40vh; }
     ExportScreen.-stacked #preview-pane { width: 100%; height: 1fr; border-left: none; border-top: solid $primary; }
     ExportScreen #preview MarkdownH3 { width: 100%; }
+    ExportScreen #basket-question { width: 1fr; margin: 0 1; }
     ExportScreen #save-row #save { width: 10; min-width: 10; margin: 0 0 0 1; }
     """
     BINDINGS = [
@@ -101,6 +102,9 @@ class ExportScreen(EvtuiScreen):
         with Horizontal(id="export-main"):
             with Vertical(id="basket-pane"):
                 yield Label("", id="basket-title")
+                # with items for 2+ questions: the question of the row under the cursor (its Qn heading row may
+                # have scrolled out of the list's few rows at 80x24); hidden, taking no line, with one question
+                yield Label("", id="basket-question")
                 yield BasketTable(id="basket", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="preview-pane"):
                 yield Markdown(id="preview")
@@ -118,6 +122,7 @@ class ExportScreen(EvtuiScreen):
         # the format follows the saved path's extension (path_changed)
         self.query_one("#export-path", Input).value = self.evtui.config.export_path
         self.query_one("#preview-raw").display = False
+        self.query_one("#basket-question").display = False
         self.call_after_refresh(self.reload)
         self.query_one("#basket", DataTable).focus()
 
@@ -186,6 +191,27 @@ class ExportScreen(EvtuiScreen):
                           height=2 if opens else 1)
         if self.items:
             table.move_cursor(row=max(0, min(row, len(self.items) - 1)), animate=False)
+        self.show_question()
+
+    def show_question(self) -> None:
+        """The label over the list, with items for 2+ questions: "Q2 of 3 · <question>" for the row under the cursor
+        (as its heading row and the preview's ## heading number it), cut to the list's width."""
+        label = self.query_one("#basket-question", Label)
+        questions = list(dict.fromkeys(it.query for it in self.items))
+        it = self.current()
+        label.display = len(questions) > 1
+        if len(questions) < 2 or it is None:
+            label.update("")
+            return
+        k = questions.index(it.query) + 1
+        width = label.size.width or self.query_one("#basket", DataTable).size.width or self.app.size.width - 2
+        head = f"Q{k} of {len(questions)}"
+        label.update(Text.assemble((head, "bold reverse"), " · ", (short(it.query, max(10, width - len(head) - 3)),
+                                                                   "bold")))
+
+    @on(DataTable.RowHighlighted, "#basket")
+    def row_highlighted(self) -> None:
+        self.show_question()
 
     @staticmethod
     def grouped(items: list[Selected]) -> list[Selected]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
 from rich.text import Text
@@ -111,7 +112,8 @@ class AspectEditScreen(ModalScreen["Aspect | None"]):
 def help_text(rows: list[tuple[str, str, str]], width: int | None = None) -> Text:
     """The key table as padded columns of one Text: a Rich Table here took ~25 ms a render, twice per opening,
     which made `?` slow to appear while a sweep loaded the machine. Within `width` columns (80 columns: a 74-wide
-    dialog) the descriptions give up their ends first, so that the ids stay whole."""
+    dialog) the ids stay whole and a description too long for its column goes on under itself, broken between
+    words (cut to its column it read "Back to search, or out of a text fi…": what the key does, lost)."""
     header = ("key", "does", "id")  # the footer says what the id is for
     kw = max(len(r[0]) for r in [header, *rows])
     dw = max(len(r[1]) for r in [header, *rows])
@@ -123,8 +125,12 @@ def help_text(rows: list[tuple[str, str, str]], width: int | None = None) -> Tex
     for key, desc, bid in rows:
         out.append("\n")
         out.append(f"{key:<{kw}}", style="bold cyan")
-        out.append(f"  {short(desc, dw):<{dw}}  ")
+        desc = short(desc, len(desc) + 1)  # one line, no control characters
+        parts = textwrap.wrap(desc, dw) if len(desc) > dw else [desc]
+        out.append(f"  {parts[0]:<{dw}}  ")
         out.append(bid, style="dim")
+        for part in parts[1:]:  # the rest of the description under its start, the key and id columns blank
+            out.append(f"\n{'':<{kw}}  {part}")
     return out
 
 
