@@ -369,15 +369,22 @@ def _marked(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], *, tags
     return _line_safe("".join(out))
 
 
+def by_question(items: Sequence[Selected]) -> dict[str, list[Selected]]:
+    """The items by question, in the order each question was first selected, each question's in selection order:
+    how the Markdown export lists them, and the app's Export screen too."""
+    out: dict[str, list[Selected]] = {}
+    for it in items:
+        out.setdefault(it.query, []).append(it)
+    return out
+
+
 def to_markdown(items: Sequence[Selected], *, now: datetime | None = None, plain: bool = False,
                 references: bool = True) -> str:
     """The evidence report; `plain`: notes without the aspect tags (<sub>head</sub>) after each match;
     `references`: end with each paper's citation key and citation (the keys of the BibTeX export)."""
     now = now or datetime.now(timezone.utc)
     lines = ["# Evidence", ""]
-    by_query: dict[str, list[Selected]] = {}
-    for it in items:
-        by_query.setdefault(it.query, []).append(it)
+    by_query = by_question(items)
     methods = sorted({it.method for it in items})
     keys = _item_keys(items)  # the BibTeX export's keys, on each sentence and in the references
     for query, group in by_query.items():

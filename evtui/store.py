@@ -161,6 +161,7 @@ class Store:
         self._cursors: weakref.WeakSet[Store] = weakref.WeakSet()  # cursor() stores, re-derived by reopen()
         self._switch_lock = threading.RLock()  # a cursor is never derived from a connection being reopened
         self.closed = False
+        self._selections_keyed = False  # the selection table checked for its (sentence_id, query) key
         self.con = self._connect(self.read_only)
         try:  # once, at the first open: a reopen can see blocks of this process's own that are not on disk yet
             _check_length(self.con, path)
@@ -177,7 +178,7 @@ class Store:
         (PRIMARY KEY (sentence_id)) on (sentence_id, query): a new table, the rows copied, the old one dropped and
         the new one renamed, in one transaction. Only on a read-write connection (a read-only library reads the
         old table as it is: each of its sentences is under one query there). True when it rekeyed the table."""
-        if self.read_only:
+        if self.read_only or self._selections_keyed:
             return False
         con = self.con
         row = con.execute(
@@ -185,6 +186,8 @@ class Store:
             " AND schema_name = 'main' AND database_name = current_database() AND constraint_type = 'PRIMARY KEY'"
         ).fetchone()
         if row is None or list(row[0]) != ["sentence_id"]:
+            # keyed already: not asked again at each switch to read-write (a shared library's every write)
+            self._selections_keyed = row is not None
             return False
         con.execute("BEGIN TRANSACTION")
         try:
@@ -197,6 +200,7 @@ class Store:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        self._selections_keyed = True
         return True
 
     def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -294,6 +298,7 @@ class Store:
             other.read_only = self.read_only
             other._cursors = weakref.WeakSet()
             other._switch_lock = self._switch_lock
+            other._selections_keyed = True  # the owner's reopen keys the table, not a cursor
             other.closed = False
             self._cursors.add(other)
             return other

@@ -21,6 +21,7 @@ from evtui.export import (
     FORMATS,
     STDOUT,
     Selected,
+    by_question,
     choose_format,
     format_of,
     render,
@@ -215,12 +216,8 @@ class ExportScreen(EvtuiScreen):
 
     @staticmethod
     def grouped(items: list[Selected]) -> list[Selected]:
-        """The items as the export lists them: by question (in the order each was first selected), each question's
-        in selection order."""
-        by_query: dict[str, list[Selected]] = {}
-        for it in items:
-            by_query.setdefault(it.query, []).append(it)
-        return [it for group in by_query.values() for it in group]
+        """The items as the export lists them (evtui.export.by_question), one after another."""
+        return [it for group in by_question(items).values() for it in group]
 
     def reload(self, keep: int | None = None) -> None:
         basket = self.evtui.basket
