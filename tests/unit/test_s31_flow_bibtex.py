@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bibtex_names import bib_families
+
 from evtui.export import Selected, bib_author, to_bibtex
 from evtui.models import Paper
 
@@ -10,20 +12,6 @@ def _paper(authors: list[str]) -> Paper:
     return Paper(id="doi:10.1000/xyz", title="The BRCA1 gene", authors=authors, year=2021, journal="Nat. Genet.",
                  doi="10.1000/xyz", pmid=None, pmcid=None, licence=None, source_path="refs.bib",
                  source_format="bibtex", content_hash="h")
-
-
-def _family(field: str) -> list[str]:
-    """Each author's family name as BibTeX reads an author field: "von Last, Jr, First" takes the part before the
-    first comma; "First von Last" the last word (and any lower-case particles before it)."""
-    out = []
-    for name in field.split(" and "):
-        if "," in name:
-            out.append(name.split(",", 1)[0].strip())
-        else:
-            words = name.split()
-            start = next((i for i in range(len(words) - 1) if words[i][:1].islower()), len(words) - 1)
-            out.append(" ".join(words[start:]))
-    return out
 
 
 def test_suffix_is_not_the_family_name_in_bibtex() -> None:
@@ -35,7 +23,7 @@ def test_suffix_is_not_the_family_name_in_bibtex() -> None:
     bib = to_bibtex([item])
     field = next(line for line in bib.splitlines() if line.strip().startswith("author = "))
     value = field.split("{", 1)[1].rsplit("}", 1)[0]
-    assert _family(value) == ["Smith", "King", "van der Berg", "Müller"]
+    assert bib_families(value) == ["Smith", "King", "van der Berg", "Müller"]
     assert "Smith, Jr., John" in value and "van der Berg, Jr., Anna" in value
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bibtex_names import bib_families
 from zotero_fixture import ZoteroFixture
 
 from evtui.export import Selected, base_key, citation, display_names, to_bibtex
@@ -21,19 +22,6 @@ def _paper(authors: list[str]) -> Paper:
     return Paper(id="doi:10.1000/gm", title="Cholera in the time of love", authors=authors, year=1985,
                  journal="J. Lit. Med.", doi="10.1000/gm", pmid=None, pmcid=None, licence=None,
                  source_path="refs.bib", source_format="bibtex", content_hash="h")
-
-
-def _bib_families(field: str) -> list[str]:
-    """Each author's family name as BibTeX reads an author field ("von Last, Jr, First" / "First von Last")."""
-    out = []
-    for name in field.split(" and "):
-        if "," in name:
-            out.append(name.split(",", 1)[0].strip())
-        else:
-            words = name.split()
-            start = next((i for i in range(len(words) - 1) if words[i][:1].islower()), len(words) - 1)
-            out.append(" ".join(words[start:]))
-    return out
 
 
 def test_bibtex_keeps_a_family_name_of_several_words(tmp_path: Path) -> None:
@@ -91,7 +79,7 @@ def test_export_cites_and_keys_the_whole_family_name() -> None:
     assert bib.startswith("@article{garciamarquez1985cholera,")
     field = next(line for line in bib.splitlines() if line.strip().startswith("author = "))
     value = field.split("{", 1)[1].rsplit("}", 1)[0]
-    assert _bib_families(value) == ["García Márquez", "De la Cruz", "van der Berg", "Smith"]
+    assert bib_families(value) == ["García Márquez", "De la Cruz", "van der Berg", "Smith"]
     cited = citation(p)
     assert cited.startswith("Gabriel García Márquez, Maria De la Cruz, Anna van der Berg et al. (1985).")
 
