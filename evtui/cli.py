@@ -906,6 +906,43 @@ def cmd_bench_scifact_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_stance(args: argparse.Namespace) -> int:
+    """`bench stance`: the verifier's stance on labelled pairs, decided as the judge decides a sentence."""
+    from pathlib import Path
+
+    from evtui.bench.stance import STANCES, run_stance
+
+    last = [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:  # a line every few seconds: a log shows signs of life
+        now = time.monotonic()
+        if now - last[0] >= 5:
+            last[0] = now
+            _say_dim(f"{done}/{total} pairs")
+
+    res = run_stance(Path(args.pairs), on_progress=progress,
+                     on_problem=lambda msg: _say(f"[yellow]skipped[/] {safe(msg)}"))
+    if args.json:
+        _emit_json(res)
+        return 0
+    out = Console(emoji=False)
+    out.print(f"[bold]{safe(Path(args.pairs).name)}[/] · {res['pairs']} pairs · verifier {safe(res['model'])}")
+    table = Table()
+    for col in ("label", "precision", "recall", "F1", "predicted", "gold"):
+        table.add_column(col, justify="left" if col == "label" else "right")
+    for name in STANCES:
+        m = res["labels"][name]
+        table.add_row(name, f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}", str(m["predicted"]),
+                      str(m["gold"]))
+    out.print(table)
+    out.print(f"macro-F1 (supports, refutes) [bold]{res['macro_f1']:.3f}[/] · accuracy {res['accuracy']:.3f} · "
+              f"a side taken on {100 * res['side_taken']:.0f}% of pairs")
+    conf = res["confusion"]
+    out.print("[dim]gold → predicted: " + " · ".join(
+        f"{g} → " + ", ".join(f"{p} {conf[g][p]}" for p in STANCES) for g in STANCES) + "[/]")
+    return 0
+
+
 def _verify_table(res: dict[str, Any], title: str) -> None:
     from evtui.bench.scifact_verify import GROUPS
 
@@ -1078,7 +1115,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
             row = e.to_json()
             row["retrieval_score"] = row.pop("score")
             row.update(score=j.score, level=j.level, level_label=j.label, confidence=j.confidence, stance=j.stance,
-                       aspects=j.aspects, rationale=j.rationale, cost=round(j.cost, 8), status=j.status,
+                       lean=j.lean or None, aspects=j.aspects, rationale=j.rationale, cost=round(j.cost, 8), status=j.status,
                        error=j.error, cached=j.cached)
             results.append(row)
         _emit_json({"query": result.query.text, "mode": result.query.mode,
@@ -1124,8 +1161,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
             covered = safe(", ".join(labels.get(a, a) for a in j.aspects))
             why = safe(j.rationale) + (f"\n[dim]covers: {covered}[/]" if covered else "") + \
                 ("\n[dim]cached[/]" if j.cached else "")
-            cells = [f"[bold]{j.score}[/]", f"{LEVELS.get(j.level, '')}\n[dim]conf {j.confidence}/10[/]",
-                     plain(j.stance, stance_style.get(j.stance, ""))]
+            # a side below its precision threshold is a lean, dim, never a verdict
+            stance = plain(j.stance, stance_style.get(j.stance, "")) if not j.lean else \
+                plain(f"leans {'▲' if j.lean == 'supports' else '▼'}", "dim")
+            cells = [f"[bold]{j.score}[/]", f"{LEVELS.get(j.level, '')}\n[dim]conf {j.confidence}/10[/]", stance]
         if wide:
             table.add_row(*cells, sentence, why, where)
         else:
@@ -1156,6 +1195,33 @@ def _judge_interrupted(cached: int, new: int, total: int, *, stored: bool) -> st
             "sentence(s) were not judged (the same `evtui judge` again judges only those)")
 
 
+def _ensure_paper_channel(lib: Any, args: argparse.Namespace) -> None:
+    """`best` and `verify` find a claim's papers better with one dense vector per paper (the paper channel; BENCHMARKS.md
+    "Dense paper vectors"), used only once every paper has one. A library that lacks some (the demo ships them, a
+    user's own ingest adds them once a library has them) gets them here, on first use, with progress; a library this
+    process cannot write (the app holds it, a read-only home) verifies without them, and says so."""
+    from evtui import paper_vectors
+    from evtui.embed import model_available
+
+    done, total = paper_vectors.coverage(lib)
+    if done >= total or not model_available():
+        return
+    if lib.read_only:
+        _say(f"[dim]note: {total - done:,} of {total:,} papers have no dense vector, so claims are matched to papers "
+             "by their words alone; `evtui embed` adds them (about 0.1 s a paper)[/]")
+        return
+    _say(f"[dim]one-time: embedding {total - done:,} papers' title + abstract, which `verify` and `best` use to find "
+         f"a claim's papers (about {max(1, round(0.12 * (total - done) / 60))} min; Ctrl-C keeps what is done)[/]")
+    last = [time.monotonic()]
+
+    def progress(n: int, of: int) -> None:
+        if of and time.monotonic() - last[0] >= 10:
+            last[0] = time.monotonic()
+            _say_dim(f"embedded {n:,}/{of:,} papers")
+
+    paper_vectors.ensure_paper_vectors(lib, on_progress=progress, share=True)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Claim-level verdicts: which papers support the claim, which refute it, which only mention it."""
     from evtui.judge.claims import verify_claim
@@ -1177,6 +1243,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not args.claim:
         raise EvtuiError("give a CLAIM, or --claims CLAIMS.jsonl --out PRED.jsonl")
     with _open_library(args, reading=True) as lib:
+        _ensure_paper_channel(lib, args)
         verdict = verify_claim(lib, args.claim, papers=args.papers)
     if args.json:
         _emit_json(verdict.to_json())
@@ -1230,6 +1297,7 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     claims = load_claims(Path(args.claims))
     out_path = Path(args.out)
     with _open_library(args, reading=True) as lib:
+        _ensure_paper_channel(lib, args)
         lines = [json.dumps(pred, ensure_ascii=False) + "\n"
                  for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers)]
     if args.out == "-":  # standard output, as `export --out -` (it wrote a file named "-")
@@ -1459,6 +1527,17 @@ def build_parser() -> argparse.ArgumentParser:
     se_.add_argument("--gold", required=True, help="SciFact claims with evidence (e.g. claims_dev.jsonl)")
     se_.add_argument("--pred", required=True, help='predictions: {"id", "evidence": {doc_id: {"label", "sentences"}}}')
     se_.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    st_help = "the verifier's stance on labelled (evidence, claim) pairs, decided as the judge decides a sentence"
+    st = bsub.add_parser("stance", help=st_help, description=st_help + ". macro_f1 is the mean F1 of supports and "
+                         "refutes (a neutral on a side pair is a miss); a malformed line is named and skipped.",
+                         epilog="example: evtui bench stance --pairs healthver_test.jsonl.gz --json\n"
+                                "exit status: 0 scored, 2 no usable pair or an unreadable file",
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    st.set_defaults(fn=cmd_bench_stance)
+    st.add_argument("--pairs", required=True, metavar="FILE",
+                    help='JSON Lines (optionally gzipped): {"premise", "hypothesis", "label": supports|refutes|neutral '
+                         "or entailment|contradiction|neutral}")
+    st.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     br = bsub.add_parser("runs", help="list stored benchmark runs")
     br.set_defaults(fn=cmd_bench_runs)
     br.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -1552,8 +1631,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
             # `verify --claims /dev/zero` or `scifact-eval --gold FIFO` hung, reading without end. Those two verbs'
             # files are checked where they exist: a missing one keeps its reader's message ("cannot read ...").
-            bench_run = args.verb == "bench" and args.bench_verb != "scifact-eval"
-            for flag in ("data", "corpus", "claims", "gold", "pred"):
+            bench_run = args.verb == "bench" and args.bench_verb not in ("scifact-eval", "stance")
+            for flag in ("data", "corpus", "claims", "gold", "pred", "pairs"):
                 value = getattr(args, flag, None)
                 if value and (bench_run or os.path.lexists(os.path.expanduser(value))):
                     check_input_file(value, f"--{flag}")

@@ -61,6 +61,11 @@ def ensure_demo(library: Library, on_progress: Callable[[IngestProgress], None] 
     loaded = library.store.get_meta("demo_loaded")
     if loaded:
         correct_demo(library, loaded, on_progress)
+        if not library.store.get_meta("demo_vectors"):  # a demo loaded before evtui shipped its vectors: once
+            src = demo_dir()
+            if src is not None:
+                load_paper_vectors(library, src)
+            library.store.set_meta("demo_vectors", "1")
         return None
     # Set before the first paper is stored: a load cut short (q, Ctrl-C, a kill) leaves a non-empty home that
     # is not the whole demo, and the next launch must finish it (unchanged papers are skipped) rather than
@@ -76,8 +81,43 @@ def ensure_demo(library: Library, on_progress: Callable[[IngestProgress], None] 
         return None
     library.store.set_meta("demo_loading", str(src))
     report = library.ingest([src], on_progress=on_progress)
+    load_paper_vectors(library, src)
+    library.store.set_meta("demo_vectors", "1")
     library.store.set_meta("demo_loaded", str(src))
     return report
+
+
+VECTORS = "demo_paper_vectors.npz"  # beside the demo folder: the folder itself is ingested whole
+
+
+def load_paper_vectors(library: Library, src: Path) -> int:
+    """Store the demo papers' dense vectors shipped with evtui (scripts/demo_paper_vectors.py made them with the same
+    MiniLM), so that `best` and `verify` use the paper channel from the first search instead of after a 13-minute
+    `evtui embed`. Only a paper whose stored text is the one embedded (same content hash) gets its vector; any other
+    is embedded on first use. Returns how many were stored; 0 where the file is absent or for another model."""
+    import numpy as np
+
+    from evtui import paper_vectors
+    from evtui.embed import MODEL_ID
+
+    path = src.parent / VECTORS
+    if not path.is_file():
+        return 0
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["model"]) != MODEL_ID:
+                return 0
+            rows = {(str(i), str(h)): n for n, (i, h) in enumerate(zip(data["ids"], data["hashes"], strict=True))}
+            vecs = np.asarray(data["vecs"], dtype=np.float32)
+    except (OSError, ValueError, KeyError):  # a damaged file: the vectors are computed on first use instead
+        return 0
+    con = library.store.con
+    paper_vectors.ensure_table(con)
+    found = [(pid, h) for pid, h in paper_vectors.missing_papers(con) if (pid, h) in rows]
+    for i in range(0, len(found), 2000):
+        part = found[i:i + 2000]
+        paper_vectors.store_vectors(con, part, vecs[[rows[k] for k in part]], MODEL_ID)
+    return len(found)
 
 
 def _has_papers_from(library: Library, folder: Path) -> bool:

@@ -134,14 +134,16 @@ def _embed_papers(library: Library, reading: Callable[[], AbstractContextManager
             texts = paper_texts(library, [pid for pid, _h in part], rcon)
         mat = np.asarray(emb.embed([texts[pid] for pid, _h in part], batch_size=16), dtype=np.float32)
         with writing() as wcon:
-            _insert(wcon, part, mat, emb.model_id)
+            store_vectors(wcon, part, mat, emb.model_id)
         done += len(part)
         if on_progress:
             on_progress(done, len(todo))
     return done
 
 
-def _insert(con: duckdb.DuckDBPyConnection, part: Sequence[tuple[str, str]], mat: np.ndarray, model: str) -> None:
+def store_vectors(con: duckdb.DuckDBPyConnection, part: Sequence[tuple[str, str]], mat: np.ndarray,
+                  model: str) -> None:
+    """(paper id, content hash) rows with their vectors, in one transaction (a stale vector of the same paper goes)."""
     import pyarrow as pa
 
     flat = pa.array(np.ascontiguousarray(mat, dtype=np.float32).ravel(), type=pa.float32())

@@ -37,6 +37,9 @@ class Judgment:
     error: str | None = None
     cached: bool = False
     notes: list[str] = field(default_factory=list)
+    # For a neutral: the side the verifier found more probable than neutral, below its precision threshold ("" none).
+    # Shown dim ("leans ▼"), never as a verdict.
+    lean: str = ""
 
     @property
     def label(self) -> str:

@@ -38,13 +38,20 @@ SCHEMA = """CREATE TABLE IF NOT EXISTS judgments (
     status VARCHAR,
     error VARCHAR,
     notes VARCHAR[],
+    lean VARCHAR,
     created_at TIMESTAMP DEFAULT current_timestamp,
     updated_at TIMESTAMP DEFAULT current_timestamp,
     PRIMARY KEY (judge, model, prompt_version, query_mode, query, sentence_id)
 )"""
 
 _COLUMNS = ("score", "level", "confidence", "stance", "aspects", "rationale", "cost", "tokens_in", "tokens_out",
-            "status", "error", "notes")
+            "status", "error", "notes", "lean")
+
+
+def _has_lean(cur: duckdb.DuckDBPyConnection) -> bool:
+    row = cur.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'judgments'"
+                      " AND column_name = 'lean'").fetchone()
+    return bool(row and row[0])
 
 
 def query_key(query: ParsedQuery) -> str:
@@ -67,6 +74,8 @@ class JudgmentCache:
                 if not cur.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'judgments'"
                                    ).fetchone()[0]:
                     cur.execute(SCHEMA)
+                elif not _has_lean(cur):  # a cache from before leans were kept: one more column, rows kept
+                    cur.execute("ALTER TABLE judgments ADD COLUMN lean VARCHAR")
 
     def lookup(self, judge: str, model: str, prompt_version: str, query: ParsedQuery,
                evidence: Sequence[Evidence]) -> dict[str, Judgment]:
@@ -76,8 +85,10 @@ class JudgmentCache:
         want = {e.sentence.id: text_hash(e.sentence.text) for e in evidence}
         with self.con.cursor() as cur:
             try:
+                # a read-only library from before leans were kept has no such column: its rows lean nowhere
+                cols = ", ".join(_COLUMNS if _has_lean(cur) else (*_COLUMNS[:-1], "'' AS lean"))
                 rows = cur.execute(
-                    f"SELECT sentence_id, text_hash, {', '.join(_COLUMNS)} FROM judgments"
+                    f"SELECT sentence_id, text_hash, {cols} FROM judgments"
                     " WHERE judge = ? AND model = ? AND prompt_version = ? AND query_mode = ? AND query = ?"
                     " AND status = 'ok' AND sentence_id IN (SELECT unnest(?))",
                     [judge, model, prompt_version, query.mode, query_key(query), list(want)]).fetchall()
@@ -94,6 +105,7 @@ class JudgmentCache:
                 stance=v["stance"], aspects=list(v["aspects"] or []), rationale=v["rationale"] or "", judge=judge,
                 model=model, prompt_version=prompt_version, cost=0.0, tokens_in=0, tokens_out=0, status="ok",
                 error=None, cached=True, notes=[*list(v["notes"] or []), f"cached (first judged at ${v['cost'] or 0:.6f})"],
+                lean=v["lean"] or "",
             )
         return hits
 
@@ -111,15 +123,17 @@ class JudgmentCache:
             rows.append([j.judge, j.model, j.prompt_version, query.mode, query_key(query), j.sentence_id,
                          text_hash(texts.get(j.sentence_id, "")), j.score, j.level, j.confidence, j.stance,
                          list(j.aspects), j.rationale, float(j.cost), j.tokens_in, j.tokens_out, j.status, j.error,
-                         list(j.notes)])
+                         list(j.notes), j.lean])
         return rows
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> int:
         if not rows:
             return 0
         cols = ("judge", "model", "prompt_version", "query_mode", "query", "sentence_id", "text_hash", *_COLUMNS)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in ("text_hash", *_COLUMNS))
         with self.con.cursor() as cur:
+            if not _has_lean(cur):  # a table from before leans were kept (its library opened read-only until now)
+                cols, rows = cols[:-1], [r[:len(cols) - 1] for r in rows]
+            updates = ", ".join(f"{c} = excluded.{c}" for c in cols[6:])
             cur.executemany(
                 f"INSERT INTO judgments ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})"
                 f" ON CONFLICT DO UPDATE SET {updates}, updated_at = now()", rows)

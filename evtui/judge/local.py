@@ -44,6 +44,26 @@ QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence
 # fractures" from one was "direct" (100) for "Vitamin D may reduce fracture risk". Its side stays.
 BACKGROUND_MAX_LEVEL = 2
 
+
+def sentence_stance(claim: str, text: str, section_kind: str, sp: StanceProbs,
+                    side: str | None = None) -> tuple[str, str]:
+    """The side one sentence takes on a claim, and the reason when a rule overrode the verifier ("" otherwise): the
+    verifier's thresholded stance (or `side`, the caller's), except that a question states no finding, a study's plan
+    is no finding, and a non-significant result does not show an effect (it supports only a claim of no effect). The
+    judge applies this to every sentence; `evtui bench stance` measures exactly this decision on sentences read
+    without their context."""
+    side = sp.stance if side is None else side
+    if asks(text):
+        return "neutral", "a question the paper asks, not a finding: no side taken"
+    if planned := plans(text):  # the hearsay cue names the label and says why, outside a results section
+        return "neutral", ("no side taken" if second_hand(text, section_kind)
+                           else f"what the study set out to do ({planned}), not a finding: no side taken")
+    if side == "supports" and non_significant(text) and not null_claim(claim):
+        return "neutral", (f"the verifier leans to supporting (P {sp.p_support:.2f}), but a non-significant result "
+                           "does not show the effect: no side taken")
+    return side, ""
+
+
 class LocalJudge:
     name = "local"
     prompt_version = PROMPT_VERSION
@@ -94,38 +114,30 @@ class LocalJudge:
                 sentence_id=e.sentence.id, score=0, level=0, confidence=10, stance="neutral", aspects=covered,
                 rationale=f"{LEVELS[0].capitalize()}: {kind}, not a finding: never evidence; P(evidence) {p:.2f}.",
                 judge=self.name, model=self.model, prompt_version=self.prompt_version)
-        side = sp.stance if level > 0 else "neutral"  # a sentence with no relevance at all takes no side
-        nonsig = non_significant(e.sentence.text)
         claim = verifier_claim(query)
-        # A non-significant result does not show an effect: it supports only a claim of no effect ("does not
-        # reduce"), whatever the verifier reads into its direction (HR 0.63, p=0.12 read as "supports" at P 0.63).
-        unshown = nonsig and side == "supports" and not null_claim(claim)
-        if unshown:
-            side = "neutral"
+        # A non-significant result shows no effect, a question or a study's plan no finding: sentence_stance.
+        # a sentence with no relevance at all takes no side
+        side, overruled = sentence_stance(claim, e.sentence.text, e.sentence.section_kind, sp,
+                                          sp.stance if level > 0 else "neutral")
+        nonsig = non_significant(e.sentence.text)
         if nonsig:
             level = min(level, NONSIG_MAX_LEVEL)
-        asked = asks(e.sentence.text)  # "Does aspirin increase bleeding?" in an abstract states no finding
-        if asked:
-            side, level = "neutral", min(level, QUESTION_MAX_LEVEL)
+        if asks(e.sentence.text):  # "Does aspirin increase bleeding?" in an abstract states no finding
+            level = min(level, QUESTION_MAX_LEVEL)
         if background_label(e.sentence.text, e.sentence.section_kind):
             level = min(level, BACKGROUND_MAX_LEVEL)
-        # Nor does a study's plan ("MAIN OUTCOME MEASURES Remission of type 2 diabetes …"); its level stays: it may
-        # well be what a hypothesis asks about (the population, the design: 2 of EvidenceBench's 11 are gold).
-        planned = plans(e.sentence.text)
-        if planned:
-            side = "neutral"
+        # A study's plan ("MAIN OUTCOME MEASURES Remission of type 2 diabetes …") keeps its level: it may well be
+        # what a hypothesis asks about (the population, the design: 2 of EvidenceBench's 11 are gold).
         if level == 5 and side == "neutral":  # "direct": a result that tests the query takes a side
             level = 4
         hearsay = second_hand(e.sentence.text, e.sentence.section_kind)
+        # Below its threshold a side is only a lean: shown dim ("leans ▼"), never as a verdict.
+        lean = sp.lean[0] if side == "neutral" and sp.lean and level > 0 and not overruled else ""
         if reason := no_claim(query):
             why = f"{NO_CLAIM} in {reason}: no side taken"
-        elif asked:
-            why = "a question the paper asks, not a finding: no side taken"
-        elif planned:  # the hearsay cue names the label and says why, outside a results section
-            why = "no side taken" if hearsay else f"what the study set out to do ({planned}), not a finding: no side taken"
-        elif unshown:
-            why = (f"the verifier leans to supporting (P {sp.p_support:.2f}), but a non-significant result does not "
-                   "show the effect: no side taken")
+            lean = ""
+        elif overruled:
+            why = overruled
         else:
             why = explain(claim, e.sentence.text, side, sp.confidence, sp.lean if side == sp.stance else None)
         f = dict(zip(FEATURES, x, strict=True))
@@ -154,7 +166,7 @@ class LocalJudge:
         return Judgment(
             sentence_id=e.sentence.id, score=20 * level, level=level, confidence=int(round(10 * conf)),
             stance=side, aspects=covered, rationale=rationale, judge=self.name, model=self.model,
-            prompt_version=self.prompt_version,
+            prompt_version=self.prompt_version, lean=lean,
         )
 
     def _failed(self, e: Evidence, reason: str) -> Judgment:

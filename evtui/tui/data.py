@@ -35,6 +35,8 @@ LEVEL_COLORS_LIGHT: dict[int, str] = {
     0: "grey42", 1: "red3", 2: "#af5f00", 3: "#7f6a00", 4: "green4", 5: "bold dark_green",
 }
 STANCE_GLYPHS: dict[str, str] = {"supports": "▲", "refutes": "▼", "neutral": "●"}
+# A neutral whose verifier leaned to a side below its precision threshold: a hollow triangle, dim ("leans ▼").
+LEAN_GLYPHS: dict[str, str] = {"supports": "△", "refutes": "▽"}
 
 
 def light_theme(app: Any) -> bool:
@@ -199,6 +201,10 @@ def judge_cell(judgment: Any | None, pending: bool = False, *, light: bool = Fal
     level = int(judgment.level)
     glyph = STANCE_GLYPHS.get(judgment.stance, "?")
     colours = LEVEL_COLORS_LIGHT if light else LEVEL_COLORS
+    if lean := LEAN_GLYPHS.get(getattr(judgment, "lean", "") or ""):  # below the side's threshold: a hollow mark
+        out = Text(lean, style="dim")
+        out.append(f" {int(judgment.score):3d}", style=colours.get(level, ""))
+        return out
     return Text(f"{glyph} {int(judgment.score):3d}", style=colours.get(level, ""))
 
 
@@ -213,6 +219,8 @@ def judge_lines(judgment: Any, *, light: bool = False) -> Text:
     label = getattr(judgment, "label", "")
     out.append(f"{int(judgment.score)}/100 · level {judgment.level} {label}", style=style)
     out.append(f" · {STANCE_GLYPHS.get(judgment.stance, '?')} {judgment.stance}")
+    if lean := getattr(judgment, "lean", ""):
+        out.append(f" (leans {STANCE_GLYPHS.get(lean, '?')}, below the threshold for a side)", style="dim")
     out.append(f" · confidence {judgment.confidence}/10\n")
     if judgment.rationale:
         out.append(printable(judgment.rationale) + "\n", style="italic")

@@ -162,11 +162,21 @@ class Verifier:
         return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
     def reliability(self, *, short: bool = False) -> str:
-        """How often its sides were right on claims it never saw, as model.json records them (the SciFact fold's
-        cross-fitted figures and Check-COVID dev; not the in-sample ones): the line shown beside its verdicts, so a
-        reader weighs a side by what it is worth. "" when the manifest has no held-out figures."""
+        """How often its sides were right on claims it never saw, as model.json records them: the final check (sets
+        read once, after training, never used to choose anything), or for an older model its cross-fitted and
+        held-out figures — never figures from data a threshold was chosen on. The line shown beside its verdicts,
+        so a reader weighs a side by what it is worth. "" when the manifest has no held-out figures."""
         m = self.manifest.get("metrics") or {}
-        sets = [m[k]["stance_on_gold"] for k in ("scifact_cal_crossfit", "checkcovid_dev") if k in m]
+        final = {k: v for k, v in (m.get("final_check") or {}).items() if k != "all"}
+        if final:
+            sup = [v["supports"].get("precision_all_pairs") for v in final.values()]
+            ref = [v["refutes"].get("precision_all_pairs") for v in final.values()]
+            sets = [{"supports": {"precision": s}, "refutes": {"precision": r}, "side_taken": v["side_taken"]}
+                    for s, r, v in zip(sup, ref, final.values(), strict=True) if s is not None and r is not None]
+            named = ", ".join(sorted(final))
+        else:
+            sets = [m[k]["stance_on_gold"] for k in ("scifact_cal_crossfit", "checkcovid_dev") if k in m]
+            named = "SciFact cross-fitted, Check-COVID dev"
         if len(sets) < 2:
             return ""
 
@@ -174,13 +184,13 @@ class Verifier:
             lo, hi = round(100 * min(values)), round(100 * max(values))
             return f"{lo}%" if lo == hi else f"{lo}–{hi}%"
 
-        sup, ref = span([x["supports"]["precision"] for x in sets]), span([x["refutes"]["precision"] for x in sets])
+        sup_s = span([x["supports"]["precision"] for x in sets])
+        ref_s = span([x["refutes"]["precision"] for x in sets])
+        taken = span([x["side_taken"] for x in sets])
         if short:  # the app's claim screen, at 80 columns
-            return f"held out: ▲ right {sup} · ▼ right {ref} · a side on {span([x['side_taken'] for x in sets])} of " \
-                   "true evidence"
-        return (f"on held-out claims a 'supports' was right {sup} of "
-                f"the time, a 'refutes' {ref}; it took a side on "
-                f"{span([x['side_taken'] for x in sets])} of the true evidence (SciFact cross-fitted, Check-COVID dev)")
+            return f"held out: ▲ right {sup_s} · ▼ right {ref_s} · a side on {taken} of true evidence"
+        return (f"on held-out claims a 'supports' was right {sup_s} of the time, a 'refutes' {ref_s}; it took a side "
+                f"on {taken} of the true evidence ({named})")
 
     def decide(self, p: np.ndarray) -> str:
         """A side only when its calibrated probability clears the threshold chosen for precision."""

@@ -135,3 +135,41 @@ def test_config_supplies_the_judge(server: FaultServer, papers_dir: Path, monkey
         res = _search(library, k=2)
         out = judge_evidence(library, res.query, res.evidence, judge=None)
     assert [j.judge for j in out] == ["llm", "llm"] and all(j.status == "ok" for j in out)
+
+
+def _old_table(con) -> None:  # type: ignore[no-untyped-def]
+    """The judgments table as evtui made it before leans were kept (no `lean` column)."""
+    from evtui.judge.cache import SCHEMA
+
+    con.execute(SCHEMA.replace("    lean VARCHAR,\n", ""))
+
+
+def test_a_lean_is_kept_and_an_old_cache_gains_its_column(lib: Library) -> None:
+    import duckdb
+
+    res = _search(lib, k=3)
+    con = duckdb.connect()
+    _old_table(con)
+    cache = JudgmentCache(con)  # writable: the column is added, the rows kept
+    assert con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'judgments'"
+                       " AND column_name = 'lean'").fetchone()[0] == 1
+    e = res.evidence[0]
+    j = Judgment(sentence_id=e.sentence.id, score=60, level=3, confidence=6, stance="neutral", aspects=[],
+                 rationale="r", judge="local", model="m", prompt_version="p", lean="refutes")
+    cache.store(res.query, [j], {e.sentence.id: e.sentence.text})
+    hit = cache.lookup("local", "m", "p", res.query, [e])[e.sentence.id]
+    assert hit.lean == "refutes" and hit.stance == "neutral"
+
+
+def test_an_old_cache_read_without_the_column(lib: Library) -> None:
+    import duckdb
+
+    res = _search(lib, k=3)
+    con = duckdb.connect()
+    _old_table(con)
+    cache = JudgmentCache(con, writable=False)  # a library opened read-only beside its owner
+    e = res.evidence[0]
+    j = Judgment(sentence_id=e.sentence.id, score=60, level=3, confidence=6, stance="neutral", aspects=[],
+                 rationale="r", judge="local", model="m", prompt_version="p", lean="supports")
+    assert cache.store(res.query, [j], {e.sentence.id: e.sentence.text}) == 1
+    assert cache.lookup("local", "m", "p", res.query, [e])[e.sentence.id].lean == ""
