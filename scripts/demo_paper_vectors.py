@@ -2,6 +2,7 @@
 library uses `best`'s paper channel and `verify` at full strength from the first search (evtui/demo.py loads them).
 
     python scripts/demo_paper_vectors.py            # ~15 min on 2 cores: loads the demo into a temporary home, embeds
+    python scripts/demo_paper_vectors.py --home H   # the same in home H, kept (a demo library with every vector)
 
 Stored as float16 (cosine within 1e-3 of the float32 vectors), keyed by paper id and content hash: a paper whose
 stored text differs from the one embedded (another reader version) gets no shipped vector and is embedded on first use.
@@ -9,6 +10,7 @@ stored text differs from the one embedded (another reader version) gets no shipp
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -22,7 +24,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    home = Path(tempfile.mkdtemp(prefix="evtui-demo-vectors-"))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--home", type=Path, default=None, help="build the demo library here (default: a temporary home)")
+    args = ap.parse_args()
+    home = args.home or Path(tempfile.mkdtemp(prefix="evtui-demo-vectors-"))
     os.environ["EVTUI_HOME"] = str(home)
     os.environ["EVTUI_DEMO"] = "true"
     from evtui import paper_vectors

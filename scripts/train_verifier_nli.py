@@ -213,10 +213,69 @@ def choose_thresholds(p: np.ndarray, y: np.ndarray, precision: float = 0.85, min
     return best
 
 
+def parts(shared: Path) -> tuple[list[dict], list[dict]]:
+    """The calibration and final-check pairs of the protocol."""
+    nli = nli_pairs.read_pairs(shared / "nli")
+    for e in nli:
+        e.setdefault("claim_id", e["claim"])
+    sci = tv.build_examples(shared, aug=True, seed=0)
+    cal = [e for e in sci if e["split"] == "cal"] + [p for p in nli if p["part"] == "cal"]
+    final = [{**e, "source": "checkcovid-dev"} for e in sci if e["split"] == "ccdev"] + \
+            [p for p in nli if p["part"] == "final"]
+    return cal, final
+
+
+def calibrated(folder: Path, cal: list[dict], final: list[dict], enc) -> dict:  # type: ignore[no-untyped-def]
+    """The temperature and thresholds of the protocol, fitted on the calibration part's served logits, with the
+    cross-fitted and in-sample calibration figures and the final check (read here, once)."""
+    runtime = tv.adapter_runtime(folder)
+    cal_logits = tv.predict_with(runtime, enc, cal)
+    floors = {"precision": 0.85}
+    t = tv.fit_temperature(cal_logits, ys(cal))
+    th = choose_thresholds(tv.softmax(cal_logits, t), ys(cal), **floors)
+    final_logits = tv.predict_with(runtime, enc, final)
+    np.save(folder / "cal_logits.npy", cal_logits)
+    np.save(folder / "final_logits.npy", final_logits)
+    return {"temperature": t, "thresholds": th, "threshold_rule": floors,
+            "calibration_crossfit": cross_fitted(cal_logits, cal, t, floors),
+            "calibration_insample": figures(cal_logits, cal, t, th),
+            "final_check": figures(final_logits, final, t, th)}
+
+
+def recalibrate(args: argparse.Namespace, command: str) -> int:
+    """The installed adapter's weights unchanged, its temperature and thresholds chosen again by the protocol
+    (`--recalibrate`): a new version name, since the judge's cache is keyed by it."""
+    import shutil
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    old = json.loads((tv.RESOURCE / "model.json").read_text())
+    shutil.copy(tv.RESOURCE / old["adapter"]["file"], args.out / old["adapter"]["file"])
+    (args.out / "base.json").write_text(json.dumps(old["base"]))
+    cal, final = parts(args.shared)
+    metrics = calibrated(args.out, cal, final, tv.Encoder(tv.base_dir() / "tokenizer.json"))
+    manifest = {**old, "version": args.version, "temperature": metrics["temperature"],
+                "thresholds": metrics["thresholds"], "metrics": metrics,
+                "calibrated": {"date": time.strftime("%Y-%m-%d"), "command": command,
+                               "calibration": dict(Counter(e["source"] for e in cal)),
+                               "final_check": dict(Counter(e["source"] for e in final)),
+                               "weights": f"those of {old['version']} ({old.get('trained', '')}), unchanged"}}
+    manifest["training_data"] = {**old["training_data"],
+                                 "calibration (temperature, thresholds)": nli_pairs.manifest_record(
+                                     args.shared / "nli", [p for p in cal if p["source"] == "healthver-dev"])}
+    (args.out / "model.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    tv.log(json.dumps({k: metrics[k] for k in ("temperature", "thresholds")}))
+    if args.install:
+        tv.install(args.out)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", type=Path, default=tv.ROOT.parent / "shared" / "datasets")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--full", action="store_true",
+                    help="fine-tune every weight but the word embeddings (no LoRA); the shipped adapter keeps each "
+                         "matrix's change at rank --rank (truncated SVD)")
     ap.add_argument("--rank", type=int, default=16)
     ap.add_argument("--alpha", type=float, default=32.0)
     ap.add_argument("--replay", type=int, default=4000, help="stage-1 pairs mixed into stage 2 (kept skills)")
@@ -230,14 +289,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     ap.add_argument("--version", default=NEW_VERSION)
     ap.add_argument("--install", action="store_true", help="copy adapter and model.json into evtui/resources/verifier")
+    ap.add_argument("--recalibrate", action="store_true",
+                    help="no training: the installed weights with the protocol's temperature and thresholds")
     args = ap.parse_args(argv)
+    command = "python scripts/train_verifier_nli.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    if args.recalibrate:
+        return recalibrate(args, command)
     import torch
 
     if args.threads:
         torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
-    command = "python scripts/train_verifier_nli.py " + " ".join(sys.argv[1:] if argv is None else argv)
 
     nli = nli_pairs.read_pairs(args.shared / "nli")
     stage1 = [p for p in nli if p["part"] == "train"]
@@ -259,9 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     stage2 = [e for e in stage2 if e["claim"].strip().lower() not in held]
 
     enc = tv.Encoder(tv.base_dir() / "tokenizer.json")
-    model = add_lora(tv.build_model(), args.rank, args.alpha)
+    if args.full:
+        model = tv.build_model()
+        model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    else:
+        model = add_lora(tv.build_model(), args.rank, args.alpha)
     key = hashlib.sha1(json.dumps([len(stage1), args.rank, args.alpha, args.stage1_epochs, args.stage1_lr,
-                                   args.batch, args.seed]).encode()).hexdigest()[:12]
+                                   args.batch, args.seed] + (["full"] if args.full else [])).encode()).hexdigest()[:12]
     cache = args.out / f"stage1-{key}.safetensors"
     from safetensors.torch import load_file, save_file
 
@@ -279,9 +346,14 @@ def main(argv: list[str] | None = None) -> int:
     t2 = time.perf_counter() - t_start - t1
 
     # the shipped form: the merged weights as a rank-`rank` adapter over the int8 base, served as evtui serves it
-    plain = tv.build_model()
-    plain.load_state_dict({k: torch.from_numpy(v) for k, v in merged_state(model).items()}, strict=False)
-    plain.eval()
+    if args.full:
+        plain = model
+        save_file({k: v.contiguous() for k, v in plain.state_dict().items()}, str(args.out / "model.safetensors"))
+    else:
+        plain = tv.build_model()
+        plain.load_state_dict({k: torch.from_numpy(v) for k, v in merged_state(model).items()}, strict=False)
+        plain.eval()
+        save_file({k: v.contiguous() for k, v in plain.state_dict().items()}, str(args.out / "model.safetensors"))
     q8 = tv.export_adapter(plain, argparse.Namespace(out=args.out, adapter_rank=args.rank, freeze_layers=0))
     runtime = tv.adapter_runtime(args.out)
     drift = float(np.abs(tv.predict_torch(plain, enc, cal[:64]) - tv.predict_with(runtime, enc, cal[:64])).max())
@@ -329,8 +401,11 @@ def main(argv: list[str] | None = None) -> int:
             "calibration": dict(Counter(e["source"] for e in cal)),
             "final_check": dict(Counter(e["source"] for e in final)),
         },
-        "hyperparameters": {"lora_rank": args.rank, "lora_alpha": args.alpha, "adapted": list(tv.ADAPTED),
-                            "layers": "all 6", "trained": "adapters, biases, LayerNorms, pooler, head",
+        "hyperparameters": {**({"fine_tuned": "every weight but the word embeddings", "adapter_rank": args.rank,
+                                "compressed": "truncated SVD of each matrix's change"} if args.full else
+                               {"lora_rank": args.rank, "lora_alpha": args.alpha,
+                                "trained": "adapters, biases, LayerNorms, pooler, head"}),
+                            "adapted": list(tv.ADAPTED), "layers": "all 6",
                             "stage 1": {"epochs": args.stage1_epochs, "lr": args.stage1_lr, "batch": args.batch,
                                         "pairs": len(stage1)},
                             "stage 2": {"epochs": args.stage2_epochs, "lr": args.stage2_lr,

@@ -202,7 +202,9 @@ def verify_claim(library: Library, claim: str, *, papers: int = CLAIM_PAPERS, se
         # ("MAIN OUTCOME MEASURES Remission of …"), states no finding: on neither side.
         asked = [i for i, s in enumerate(body) if asks(s.text) or plans(s.text)]
         probs[asked, :2] = 0.0
-        th_s, th_r = thresholds or (verifier.thresholds["supports"], verifier.thresholds["refutes"])
+        # a side the verifier never gives (no threshold made it right often enough) labels no paper either
+        th_s, th_r = thresholds or tuple(verifier.thresholds[k] if verifier.takes(k) else 2.0
+                                         for k in ("supports", "refutes"))
         label, conf = paper_label(probs, th_s, th_r)
         scored = [Rationale(s.id, s.position, s.text, verifier.decide(pr), float(pr[0]), float(pr[1]))
                   for s, pr in zip(body, probs, strict=True)]

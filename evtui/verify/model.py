@@ -168,25 +168,35 @@ class Verifier:
         so a reader weighs a side by what it is worth. "" when the manifest has no held-out figures."""
         m = self.manifest.get("metrics") or {}
         final = {k: v for k, v in (m.get("final_check") or {}).items() if k != "all"}
-        if final:
-            sup = [v["supports"].get("precision_all_pairs") for v in final.values()]
-            ref = [v["refutes"].get("precision_all_pairs") for v in final.values()]
-            sets = [{"supports": {"precision": s}, "refutes": {"precision": r}, "side_taken": v["side_taken"]}
-                    for s, r, v in zip(sup, ref, final.values(), strict=True) if s is not None and r is not None]
-            named = ", ".join(sorted(final))
+        if final:  # a side's precision over every pair of the set, neutral ones included (None: never given)
+            sets = [{"supports": {"precision": v["supports"].get("precision_all_pairs")},
+                     "refutes": {"precision": v["refutes"].get("precision_all_pairs")},
+                     "side_taken": v["side_taken"]} for v in final.values()]
+            named = "final check: " + ", ".join(sorted(final))
         else:
             sets = [m[k]["stance_on_gold"] for k in ("scifact_cal_crossfit", "checkcovid_dev") if k in m]
             named = "SciFact cross-fitted, Check-COVID dev"
         if len(sets) < 2:
             return ""
 
-        def span(values: list[float]) -> str:
-            lo, hi = round(100 * min(values)), round(100 * max(values))
+        def span(values: list[float | None]) -> str:
+            known = [v for v in values if v is not None]
+            if not known:
+                return "never given"
+            lo, hi = round(100 * min(known)), round(100 * max(known))
             return f"{lo}%" if lo == hi else f"{lo}–{hi}%"
 
         sup_s = span([x["supports"]["precision"] for x in sets])
         ref_s = span([x["refutes"]["precision"] for x in sets])
         taken = span([x["side_taken"] for x in sets])
+        if ref_s == "never given" or sup_s == "never given":
+            never = "'refutes'" if ref_s == "never given" else "'supports'"
+            given = ("supports", sup_s) if ref_s == "never given" else ("refutes", ref_s)
+            if short:
+                glyph, none = ("▲", "▼") if given[0] == "supports" else ("▼", "▲")
+                return f"held out: {glyph} right {given[1]} · {none} never given (leans only)"
+            return (f"on held-out claims a '{given[0]}' was right {given[1]} of the time; it gives no {never} at all "
+                    f"(no threshold made one right 85% of the time), only leans ({named})")
         if short:  # the app's claim screen, at 80 columns
             return f"held out: ▲ right {sup_s} · ▼ right {ref_s} · a side on {taken} of true evidence"
         return (f"on held-out claims a 'supports' was right {sup_s} of the time, a 'refutes' {ref_s}; it took a side "
@@ -194,11 +204,16 @@ class Verifier:
 
     def decide(self, p: np.ndarray) -> str:
         """A side only when its calibrated probability clears the threshold chosen for precision."""
-        if p[1] >= self.thresholds["refutes"] and p[1] > p[0]:
+        if self.takes("refutes") and p[1] >= self.thresholds["refutes"] and p[1] > p[0]:
             return "refutes"
-        if p[0] >= self.thresholds["supports"] and p[0] >= p[1]:
+        if self.takes("supports") and p[0] >= self.thresholds["supports"] and p[0] >= p[1]:
             return "supports"
         return "neutral"
+
+    def takes(self, side: str) -> bool:
+        """Whether the side is ever given: a threshold of 0.99 or more says no threshold made it right often enough
+        on held-out pairs (scripts/train_verifier_nli.py), so it is only ever a lean."""
+        return self.thresholds[side] < 0.99
 
     def verify(self, claim: str, sentences: Sequence[str], prevs: Sequence[str] | None = None) -> list[StanceProbs]:
         probs = self.probabilities(claim, sentences, prevs)

@@ -35,13 +35,22 @@ def test_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_real_sentences_through_the_shipped_model(capsys: pytest.CaptureFixture[str]) -> None:
-    """A supporting, a refuting and a neutral sentence (real trial wording) each get their side."""
+    """A supporting, a refuting and a neutral sentence (real trial wording): no wrong side is ever given — the
+    shipped model takes a side only above thresholds chosen for 85% precision, so on these two close readings it
+    leans (never a verdict), and the methods sentence takes none at all."""
     rc, doc, _err = _run(capsys, "--pairs", str(FIXTURES / "pairs.jsonl"))
     assert rc == 0
-    assert doc["confusion"]["supports"]["supports"] == 1
-    assert doc["confusion"]["refutes"]["refutes"] == 1
-    assert doc["confusion"]["neutral"]["neutral"] == 1
-    assert doc["accuracy"] == 1.0 and doc["macro_f1"] == 1.0
+    conf = doc["confusion"]
+    assert conf["supports"]["refutes"] == 0 and conf["refutes"]["supports"] == 0  # never the wrong side
+    assert conf["neutral"]["neutral"] == 1
+    verifier = default_verifier()
+    rows = [json.loads(x) for x in (FIXTURES / "pairs.jsonl").read_text().splitlines()]
+    probs = [verifier.verify(r["hypothesis"], [r["premise"]], [""])[0] for r in rows]
+    assert probs[2].lean is None and probs[2].p_neutral > 0.5  # a methods line bears on neither side
+    for sp in probs[:2]:  # the findings bear on the claim either way, more than not
+        assert sp.p_side > 0.5
+    if not verifier.takes("refutes"):
+        assert doc["labels"]["refutes"]["predicted"] == 0
 
 
 def test_bench_decides_as_the_judge() -> None:
