@@ -932,7 +932,8 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False, reading=True) as lib:
         runs = list_runs(lib)
         if getattr(args, "csv", None):
-            return _bench_runs_csv(lib, runs, args.csv, items=args.items, as_json=args.json)
+            return _bench_runs_csv(lib, runs, args.csv, items=args.items, as_json=args.json,
+                                   force=getattr(args, "force", False))
     if args.json:
         _emit_json(runs)
         return 0
@@ -946,7 +947,8 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: bool, as_json: bool) -> int:
+def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: bool, as_json: bool,
+                    force: bool = False) -> int:
     from pathlib import Path
 
     from evtui.bench import csvout
@@ -959,6 +961,7 @@ def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: b
         _say(f"wrote {len(runs)} run(s) to standard output")
         return 0
     out = Path(path).expanduser()
+    csvout.check_paths(out, lib.config.home, items=items, force=force)
     n = csvout.write_runs_csv(out, runs)
     doc: dict[str, Any] = {"csv": str(out), "runs": n}
     if items:
@@ -1226,10 +1229,13 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     if args.out == "-" and args.json:  # stdout holds the predictions: a JSON report after them would corrupt both
         raise EvtuiError("--out - writes the predictions to standard output; --json cannot share it (drop one)")
     from evtui.export import write_text_file
+    from evtui.outpaths import check_output
 
     claims = load_claims(Path(args.claims))
     out_path = Path(args.out)
     with _open_library(args, reading=True) as lib:
+        if args.out != "-":  # checked before the claims are verified (minutes), not after
+            check_output(out_path, lib.config.home, flag="--out", inputs=[("--claims", Path(args.claims))])
         lines = [json.dumps(pred, ensure_ascii=False) + "\n"
                  for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers)]
     if args.out == "-":  # standard output, as `export --out -` (it wrote a file named "-")
@@ -1466,6 +1472,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the runs to a CSV file (one row per run) instead of listing them; - for standard output")
     br.add_argument("--items", action="store_true",
                     help="with --csv: also each run's per-item scores, to PATH's name with -items added")
+    br.add_argument("--force", action="store_true",
+                    help="with --items: replace that per-item CSV if it exists (refused without it)")
     br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")

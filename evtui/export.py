@@ -30,6 +30,7 @@ from evtui.ingest.refs import display_names as display_names  # an author list a
 from evtui.ingest.refs import is_organisation as is_organisation  # an organisation is braced whole in BibTeX
 from evtui.library import Library
 from evtui.models import LEVELS, Aspect, Evidence, Paper, ParsedQuery, Span
+from evtui.outpaths import check_output
 from evtui.store import SELECTIONS_DDL as SELECTIONS_DDL  # the table's key: (sentence_id, query)
 
 FORMATS = ("md", "jsonl", "bibtex")
@@ -759,6 +760,8 @@ def export_selection(library: Library, out: Path, fmt: str = "md", *, plain: boo
                      keep_same: bool = False) -> tuple[int, bool]:
     """write_export; `keep_same`: leave `out` as it was when it already holds this export (see holds_export).
     Returns (sentences, whether `out` was left as it was)."""
+    if str(out) != STDOUT:  # the app's Export save and `export --out` alike: never over the library's own files
+        check_output(out, library.config.home, flag="--out")
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")
