@@ -533,28 +533,41 @@ def load_csl_json(path: Path) -> Result:
         if not isinstance(item, dict):
             yield IngestError(str(path), f"item {n}: not an object")
             continue
-        authors = []
-        for a in item.get("author") or []:
-            if isinstance(a, dict):
-                # "non-dropping-particle" ("van"), "dropping-particle" ("de") and "suffix" belong to the name too
-                family = " ".join(str(a.get(k) or "") for k in ("dropping-particle", "non-dropping-particle", "family"))
-                name = person_name(str(a.get("given") or ""), family, str(a.get("suffix") or ""))
-                authors.append(name or _ws(str(a.get("literal") or "")))
-        parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
-        year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
-        if year is None and isinstance(item.get("issued"), dict):  # {"raw": "2020-03"} / {"literal": "Spring 2020"}
-            raw = re.search(r"\b\d{4}\b", str(item["issued"].get("raw") or item["issued"].get("literal") or ""))
-            year = raw.group(0) if raw else None
-        files = [Path(str(f)).expanduser() for f in (item.get("file") if isinstance(item.get("file"), list)
-                                                     else [item["file"]] if isinstance(item.get("file"), str) else [])]
-        meta = {
-            "title": _ws(str(item.get("title") or "")), "authors": [a for a in authors if a],
-            "year": int(year) if isinstance(year, (int, str)) and str(year).isdigit() else None,
-            "doi": _clean_doi(str(item.get("DOI") or "")), "journal": _ws(str(item.get("container-title") or "")),
-            "pmid": str(item.get("PMID") or "") or None, "abstract": _ws(str(item.get("abstract") or "")),
-            "key": str(item.get("id") or f"{path.stem}-{n}"), "type": str(item.get("type") or ""),
-        }
-        yield _paper(path, meta, [f if f.is_absolute() else path.absolute().parent / f for f in files], "csl")
+        try:
+            meta, files = _csl_item(path, n, item)
+            got = _paper(path, meta, files, "csl")
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            # one item with a field of the wrong type ("author": 5, a NUL in "file"): that item, in one line
+            yield IngestError(str(path), f"item {n} ({str(item.get('id') or 'no id')[:60]}): a field of the wrong "
+                                         f"type or shape ({type(exc).__name__}: {str(exc)[:120]}): item not read")
+            continue
+        yield got
+
+
+def _csl_item(path: Path, n: int, item: dict[str, Any]) -> tuple[dict[str, Any], list[Path]]:
+    """The entry's metadata and the PDFs it names; raises TypeError & co. for a field of the wrong type."""
+    authors = []
+    for a in item.get("author") or []:
+        if isinstance(a, dict):
+            # "non-dropping-particle" ("van"), "dropping-particle" ("de") and "suffix" belong to the name too
+            family = " ".join(str(a.get(k) or "") for k in ("dropping-particle", "non-dropping-particle", "family"))
+            name = person_name(str(a.get("given") or ""), family, str(a.get("suffix") or ""))
+            authors.append(name or _ws(str(a.get("literal") or "")))
+    parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
+    year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
+    if year is None and isinstance(item.get("issued"), dict):  # {"raw": "2020-03"} / {"literal": "Spring 2020"}
+        raw = re.search(r"\b\d{4}\b", str(item["issued"].get("raw") or item["issued"].get("literal") or ""))
+        year = raw.group(0) if raw else None
+    files = [Path(str(f)).expanduser() for f in (item.get("file") if isinstance(item.get("file"), list)
+                                                 else [item["file"]] if isinstance(item.get("file"), str) else [])]
+    meta = {
+        "title": _ws(str(item.get("title") or "")), "authors": [a for a in authors if a],
+        "year": int(year) if isinstance(year, (int, str)) and str(year).isdigit() else None,
+        "doi": _clean_doi(str(item.get("DOI") or "")), "journal": _ws(str(item.get("container-title") or "")),
+        "pmid": str(item.get("PMID") or "") or None, "abstract": _ws(str(item.get("abstract") or "")),
+        "key": str(item.get("id") or f"{path.stem}-{n}"), "type": str(item.get("type") or ""),
+    }
+    return meta, [f if f.is_absolute() else path.absolute().parent / f for f in files]
 
 
 # -- shared --------------------------------------------------------------------------------------------------------
