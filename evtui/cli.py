@@ -27,7 +27,7 @@ from rich.text import Text
 from evtui import __version__, methods
 from evtui.cli_flags import add_search_flags, search_request, shown_paper_id, stored_paper_id
 from evtui.errors import EvtuiError
-from evtui.render import plain, safe
+from evtui.render import json_text, plain, safe
 
 WIDE_TABLE = 110  # columns from which `search` gives the paper and section a column of their own
 WIDE_JUDGE = 140  # ... and from which `judge` gives the rationale and the paper columns of their own
@@ -46,7 +46,7 @@ PAPERS_ON_SCREEN = 200  # `evtui papers` on a terminal: a table this long (in a 
 
 
 def _emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(obj, indent=2) + "\n")  # C1 and bidi controls escaped (evtui.render)
 
 
 def _say(markup: str | Text, *, highlight: bool | None = None) -> None:

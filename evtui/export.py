@@ -31,6 +31,7 @@ from evtui.ingest.refs import is_organisation as is_organisation  # an organisat
 from evtui.library import Library
 from evtui.models import LEVELS, Aspect, Evidence, Paper, ParsedQuery, Span
 from evtui.outpaths import check_output
+from evtui.render import json_text
 from evtui.store import SELECTIONS_DDL as SELECTIONS_DDL  # the table's key: (sentence_id, query)
 
 FORMATS = ("md", "jsonl", "bibtex")
@@ -433,7 +434,7 @@ def to_jsonl(items: Sequence[Selected]) -> str:
     rows = []
     for it in items:
         p = it.paper
-        rows.append(json.dumps({
+        rows.append(json_text({  # as JSON, a C1 or bidi control escaped: `--out -` may be a terminal
             "sentence_id": it.sentence_id, "text": it.text, "section": it.section, "query": it.query,
             "mode": it.mode, "aspects": [a.to_json() for a in it.aspects],
             "highlights": [h.to_json() for h in it.highlights], "method": it.method, "score": it.score,
@@ -441,7 +442,7 @@ def to_jsonl(items: Sequence[Selected]) -> str:
             "paper": None if p is None else {"id": p.id, "title": p.title, "authors": p.authors, "year": p.year,
                                               "journal": p.journal, "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid,
                                               "citation_key": keys.get(p.id)},
-        }, ensure_ascii=False))
+        }))
     return "\n".join(rows) + ("\n" if rows else "")
 
 
