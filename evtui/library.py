@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evtui.backend import SearchBackend, open_backend
-from evtui.checksum import sha256_file
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError, IngestError, LibraryLockedError
 from evtui.faults import batch_sentences, crash_point
+from evtui.filehash import content_sha256
 from evtui.lockinfo import claim, describe, release
 from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
 from evtui.sharing import WRITER_WAIT, sharing_reads
@@ -998,7 +998,7 @@ class Library:
         from evtui.ingest.pdf import PDF_READER
 
         try:
-            digest = sha256_file(path)
+            digest = content_sha256(path)
         except OSError:
             return False  # the reader reports why
         row = self._writes().con.execute(
@@ -1059,7 +1059,7 @@ class Library:
         store = self._writes()
         for pid, path, info in store.pdfs_without_digest():
             try:
-                digest = sha256_file(Path(path))
+                digest = content_sha256(Path(path))
             except OSError:  # moved or deleted since: nothing to compare a copy with
                 continue
             store.set_paper_info(pid, json.dumps({**info, "file_sha256": digest}, ensure_ascii=False, default=str))
