@@ -1236,8 +1236,11 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     with _open_library(args, reading=True) as lib:
         if args.out != "-":  # checked before the claims are verified (minutes), not after
             check_output(out_path, lib.config.home, flag="--out", inputs=[("--claims", Path(args.claims))])
-        lines = [json.dumps(pred, ensure_ascii=False) + "\n"
-                 for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers)]
+        lines: list[str] = []
+        with _claims_progress(len(claims), bar=not args.json) as progress:
+            for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers):
+                lines.append(json.dumps(pred, ensure_ascii=False) + "\n")
+                progress(len(lines))
     if args.out == "-":  # standard output, as `export --out -` (it wrote a file named "-")
         sys.stdout.write("".join(lines))
     else:
@@ -1248,6 +1251,19 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     else:
         _say(f"wrote {n} SciFact predictions to {'standard output' if args.out == '-' else safe(str(out_path))}")
     return 0
+
+
+@contextmanager
+def _claims_progress(total: int, *, bar: bool) -> Iterator[Callable[[int], None]]:
+    """How far `verify --claims` got: a bar on a terminal (`bar`: not under --json), plain lines in a log."""
+    if err.is_terminal:
+        with _stage_progress(bar) as update:
+            yield (lambda done: update("verifying claims", done, total)) if update else (lambda done: None)
+        return
+    from evtui.bench.loglines import LogLines
+
+    log = LogLines("verify", "claims", total, lambda line: print(line, file=sys.stderr, flush=True))
+    yield log.update
 
 
 def cmd_llm_serve(args: argparse.Namespace) -> int:
