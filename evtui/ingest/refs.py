@@ -457,17 +457,28 @@ def _clean_doi(s: str) -> str | None:
 
 
 # -- RIS -------------------------------------------------------------------------------------------------------
+_RIS_TAG = re.compile(r"^([A-Z][A-Z0-9])  -\s?(.*)$")
+
+
 def load_ris(path: Path) -> Result:
     text = _decode(path, _read_bytes(path), lenient=True)
     rec: dict[str, list[str]] = {}
     n = 0
     last = ""
+    wrapped: list[str] = []  # the lines a long value was wrapped onto, joined once (not per line: quadratic)
+
+    def unwrap() -> None:
+        if wrapped and last in rec:
+            rec[last][-1] = " ".join([rec[last][-1], *wrapped]).strip()
+        wrapped.clear()
+
     for line in text.splitlines():
-        m = re.match(r"^([A-Z][A-Z0-9])  -\s?(.*)$", line)
+        m = _RIS_TAG.match(line)
         if not m:
             if last in rec and line.strip():  # a long title or abstract wrapped onto the next lines (EndNote)
-                rec[last][-1] = f"{rec[last][-1]} {line.strip()}".strip()
+                wrapped.append(line.strip())
             continue
+        unwrap()
         tag, value = m.group(1), m.group(2).strip()
         last = tag
         if tag == "ER":
@@ -477,6 +488,7 @@ def load_ris(path: Path) -> Result:
             rec = {}
             continue
         rec.setdefault(tag, []).append(value)
+    unwrap()
     if rec:
         n += 1
         yield _ris_paper(path, rec, n)
