@@ -762,7 +762,7 @@ def export_selection(library: Library, out: Path, fmt: str = "md", *, plain: boo
     """write_export; `keep_same`: leave `out` as it was when it already holds this export (see holds_export).
     Returns (sentences, whether `out` was left as it was)."""
     if str(out) != STDOUT:  # the app's Export save and `export --out` alike: never over the library's own files
-        check_output(out, library.config.home, flag="--out")
+        check_output(out, library.config.home)
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")

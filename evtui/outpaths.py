@@ -49,13 +49,14 @@ def same_file(a: Path, b: Path) -> bool:
     return ka is not None and ka == _key(str(b.expanduser()))
 
 
-def check_output(out: Path, home: Path, *, flag: str, inputs: Sequence[tuple[str, Path]] = ()) -> None:
+def check_output(out: Path, home: Path, *, flag: str = "", inputs: Sequence[tuple[str, Path]] = ()) -> None:
     """Raise EvtuiError (one line) when `out` is inside the data home `home` or is one of `inputs` ((flag, path)
     pairs the same command reads): writing it would replace what the user keeps."""
+    named = f"{flag} {out}".strip()  # no flag in the app: "/path is inside ..."
     if inside(out, home):
-        raise EvtuiError(f"{flag} {out} is inside the data home ({home}), where it could replace the library's own "
+        raise EvtuiError(f"{named} is inside the data home ({home}), where it could replace the library's own "
                          "files: write it somewhere else")
     for name, path in inputs:
         if same_file(out, path):
-            raise EvtuiError(f"{flag} {out} is the file {name} reads: writing it would replace that input; give "
+            raise EvtuiError(f"{named} is the file {name} reads: writing it would replace that input; give "
                              "another file name")

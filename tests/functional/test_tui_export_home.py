@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 from tui_pilot import TRIPLET, focus_results, notified, run, search, started, until
 
 from evtui.tui.screens.export import ExportScreen
 
 
-def test_save_into_the_data_home_is_refused(papers_ingested: Path, tmp_path: Path, _isolated_home: Path) -> None:
-    target = _isolated_home / "sub" / ".." / "library.duckdb"
+@pytest.mark.parametrize("name", ["library.duckdb", "sub/../notes.md"])
+def test_save_into_the_data_home_is_refused(papers_ingested: Path, tmp_path: Path, _isolated_home: Path,
+                                            name: str) -> None:
+    target = _isolated_home / name  # the database itself is refused before any "Replace?" question
     before = (_isolated_home / "library.duckdb").stat().st_size
 
     async def flow() -> None:
@@ -27,6 +30,7 @@ def test_save_into_the_data_home_is_refused(papers_ingested: Path, tmp_path: Pat
             await pilot.pause()
             await pilot.press("enter")
             await notified(pilot, "inside the data home")
+            assert isinstance(app.screen, ExportScreen)  # no confirmation asked
             # nothing replaced: the database is the one the app has open, as it was
             assert (_isolated_home / "library.duckdb").stat().st_size >= before
             assert not list(_isolated_home.glob("*.md"))
