@@ -27,7 +27,7 @@ from rich.text import Text
 from evtui import __version__, methods
 from evtui.cli_flags import add_search_flags, search_request, shown_paper_id, stored_paper_id
 from evtui.errors import EvtuiError
-from evtui.render import plain, safe
+from evtui.render import json_text, plain, safe
 
 WIDE_TABLE = 110  # columns from which `search` gives the paper and section a column of their own
 WIDE_JUDGE = 140  # ... and from which `judge` gives the rationale and the paper columns of their own
@@ -46,7 +46,7 @@ PAPERS_ON_SCREEN = 200  # `evtui papers` on a terminal: a table this long (in a 
 
 
 def _emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(obj, indent=2) + "\n")  # C1 and bidi controls escaped (evtui.render)
 
 
 def _say(markup: str | Text, *, highlight: bool | None = None) -> None:
@@ -969,7 +969,8 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False, reading=True) as lib:
         runs = list_runs(lib)
         if getattr(args, "csv", None):
-            return _bench_runs_csv(lib, runs, args.csv, items=args.items, as_json=args.json)
+            return _bench_runs_csv(lib, runs, args.csv, items=args.items, as_json=args.json,
+                                   force=getattr(args, "force", False))
     if args.json:
         _emit_json(runs)
         return 0
@@ -983,7 +984,8 @@ def cmd_bench_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: bool, as_json: bool) -> int:
+def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: bool, as_json: bool,
+                    force: bool = False) -> int:
     from pathlib import Path
 
     from evtui.bench import csvout
@@ -996,6 +998,7 @@ def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: b
         _say(f"wrote {len(runs)} run(s) to standard output")
         return 0
     out = Path(path).expanduser()
+    csvout.check_paths(out, lib.config.home, items=items, force=force)
     n = csvout.write_runs_csv(out, runs)
     doc: dict[str, Any] = {"csv": str(out), "runs": n}
     if items:
@@ -1293,13 +1296,19 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     if args.out == "-" and args.json:  # stdout holds the predictions: a JSON report after them would corrupt both
         raise EvtuiError("--out - writes the predictions to standard output; --json cannot share it (drop one)")
     from evtui.export import write_text_file
+    from evtui.outpaths import check_output
 
     claims = load_claims(Path(args.claims))
     out_path = Path(args.out)
     with _open_library(args, reading=True) as lib:
+        if args.out != "-":  # checked before the claims are verified (minutes), not after
+            check_output(out_path, lib.config.home, flag="--out", inputs=[("--claims", Path(args.claims))])
         _ensure_paper_channel(lib, args)
-        lines = [json.dumps(pred, ensure_ascii=False) + "\n"
-                 for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers)]
+        lines: list[str] = []
+        with _claims_progress(len(claims), bar=not args.json) as progress:
+            for pred in predict(lib, [{"id": c["id"], "claim": c["claim"]} for c in claims], args.papers):
+                lines.append(json.dumps(pred, ensure_ascii=False) + "\n")
+                progress(len(lines))
     if args.out == "-":  # standard output, as `export --out -` (it wrote a file named "-")
         sys.stdout.write("".join(lines))
     else:
@@ -1310,6 +1319,19 @@ def _verify_claims_file(args: argparse.Namespace) -> int:
     else:
         _say(f"wrote {n} SciFact predictions to {'standard output' if args.out == '-' else safe(str(out_path))}")
     return 0
+
+
+@contextmanager
+def _claims_progress(total: int, *, bar: bool) -> Iterator[Callable[[int], None]]:
+    """How far `verify --claims` got: a bar on a terminal (`bar`: not under --json), plain lines in a log."""
+    if err.is_terminal:
+        with _stage_progress(bar) as update:
+            yield (lambda done: update("verifying claims", done, total)) if update else (lambda done: None)
+        return
+    from evtui.bench.loglines import LogLines
+
+    log = LogLines("verify", "claims", total, lambda line: print(line, file=sys.stderr, flush=True))
+    yield log.update
 
 
 def cmd_llm_serve(args: argparse.Namespace) -> int:
@@ -1545,6 +1567,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the runs to a CSV file (one row per run) instead of listing them; - for standard output")
     br.add_argument("--items", action="store_true",
                     help="with --csv: also each run's per-item scores, to PATH's name with -items added")
+    br.add_argument("--force", action="store_true",
+                    help="with --items: replace that per-item CSV if it exists (refused without it)")
     br.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     jd = add("judge", cmd_judge, "search, then judge the top k sentences on the 0-100 evidence rubric")

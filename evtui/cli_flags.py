@@ -4,6 +4,7 @@ checks that turn bad values into one precise sentence before anything runs."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from evtui import methods
@@ -39,7 +40,14 @@ def add_search_flags(parser: argparse.ArgumentParser, *, k: int | None, k_help: 
 def stored_paper_id(store: Any, paper_id: str) -> str:
     """The paper id as the library stores it: a pasted id's stray spaces or newline at either end dropped when
     the id as typed is not there (only the ends: an id may hold inner spaces, e.g. `file:my paper -9b5273c3`).
-    An id found neither way comes back as typed, for the message that quotes it."""
+    An id found neither way comes back as typed, for the message that quotes it. An id that is not valid UTF-8 (a
+    shell's bytes, as undecodable arguments arrive) names no paper: "invalid id", before any query."""
+    try:
+        paper_id.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(paper_id).decode("utf-8", "backslashreplace")
+        raise EvtuiError(f"invalid paper id '{shown}': it is not valid UTF-8 text, so no paper has it "
+                         "(`evtui papers` lists the ids)") from None
     bare = paper_id.strip()
     if bare != paper_id and store.paper(paper_id) is None and store.paper(bare) is not None:
         return bare

@@ -30,6 +30,8 @@ from evtui.ingest.refs import display_names as display_names  # an author list a
 from evtui.ingest.refs import is_organisation as is_organisation  # an organisation is braced whole in BibTeX
 from evtui.library import Library
 from evtui.models import LEVELS, Aspect, Evidence, Paper, ParsedQuery, Span
+from evtui.outpaths import check_output
+from evtui.render import json_text
 from evtui.store import SELECTIONS_DDL as SELECTIONS_DDL  # the table's key: (sentence_id, query)
 
 FORMATS = ("md", "jsonl", "bibtex")
@@ -432,7 +434,7 @@ def to_jsonl(items: Sequence[Selected]) -> str:
     rows = []
     for it in items:
         p = it.paper
-        rows.append(json.dumps({
+        rows.append(json_text({  # as JSON, a C1 or bidi control escaped: `--out -` may be a terminal
             "sentence_id": it.sentence_id, "text": it.text, "section": it.section, "query": it.query,
             "mode": it.mode, "aspects": [a.to_json() for a in it.aspects],
             "highlights": [h.to_json() for h in it.highlights], "method": it.method, "score": it.score,
@@ -440,7 +442,7 @@ def to_jsonl(items: Sequence[Selected]) -> str:
             "paper": None if p is None else {"id": p.id, "title": p.title, "authors": p.authors, "year": p.year,
                                               "journal": p.journal, "doi": p.doi, "pmid": p.pmid, "pmcid": p.pmcid,
                                               "citation_key": keys.get(p.id)},
-        }, ensure_ascii=False))
+        }))
     return "\n".join(rows) + ("\n" if rows else "")
 
 
@@ -759,6 +761,8 @@ def export_selection(library: Library, out: Path, fmt: str = "md", *, plain: boo
                      keep_same: bool = False) -> tuple[int, bool]:
     """write_export; `keep_same`: leave `out` as it was when it already holds this export (see holds_export).
     Returns (sentences, whether `out` was left as it was)."""
+    if str(out) != STDOUT:  # the app's Export save and `export --out` alike: never over the library's own files
+        check_output(out, library.config.home)
     items = Basket(library).items()
     if not items:
         raise EvtuiError("the selection is empty: select sentences first (space in the app)")

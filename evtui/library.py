@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evtui.backend import SearchBackend, open_backend
-from evtui.checksum import sha256_file
 from evtui.config import Config, load_config
 from evtui.errors import EvtuiError, IngestError, LibraryLockedError
 from evtui.faults import batch_sentences, crash_point
+from evtui.filehash import content_sha256
 from evtui.lockinfo import claim, describe, release
 from evtui.models import Paper, ParsedPaper, Sentence, sentence_id
 from evtui.sharing import WRITER_WAIT, sharing_reads
@@ -659,6 +659,7 @@ class Library:
         digests_checked = False  # stored PDFs from before file_sha256 get theirs once per run, when a PDF comes
         # ids read a second time in this run with other content (a corpus file with a doc_id twice): not stored
         twice: list[tuple[str, str]] = []
+        note_at: dict[str, int] = {}  # a metadata-only paper of the batch -> where its note is in report.notes
 
         def flush() -> None:
             nonlocal batch, batch_sents, in_batch, digests_checked
@@ -685,11 +686,21 @@ class Library:
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
                 winner_of: dict[str, str] = {}  # stub -> the id of the paper that replaces it
                 held: dict[tuple[str, str], tuple[str, dict[str, Any], str]] = {}  # key -> (id, info, format) kept
+                kept = self._stronger_stored([p for p, h in batch if p.id in stored and stored[p.id][0] != h])
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
                         if state[0] != h:  # the same paper earlier in this run (two benchmark items): first wins;
                             twice.append((paper.id, paper.source_path))  # another text under its id: said
+                        continue
+                    if paper.id in kept:  # a "metadata only" note of it becomes the line that says so
+                        line = f"{paper.source_path}: {paper.id}: {kept[paper.id]}"
+                        at = note_at.get(paper.id)
+                        if at is not None and "metadata only" in report.notes[at]:
+                            report.notes[at] = line
+                        else:
+                            report.notes.append(line)
+                        report.unchanged += 1
                         continue
                     if state is not None and state[0] == h:
                         report.unchanged += 1
@@ -700,7 +711,8 @@ class Library:
                     keys = keys_of.get(paper.id, []) if state is None else []
                     n_stubs = len(stubs)
                     other = self._same_paper(paper, keys, found, held, stubs, report,
-                                             {q.id: q.source_path for q, _h in batch})
+                                             {q.id: q.source_path for q, _h in batch},
+                                             {q.id: len(q.sentences) for q, _h in batch})
                     if other:
                         continue
                     winner_of.update(dict.fromkeys(stubs[n_stubs:], paper.id))
@@ -742,6 +754,7 @@ class Library:
                     pass
             finally:
                 batch, batch_sents, in_batch = [], 0, set()
+                note_at.clear()
                 open_window.close()  # readers are let in again
 
         # The PDFs that a reference entry of this run read (a .bib and the PDFs it links in one folder, as Zotero's
@@ -800,6 +813,8 @@ class Library:
                         report.errors.append(IngestError(str(path), f"paper {item.id}: no text found"))
                         continue
                     in_batch.add(item.id)
+                    if item.notes and not has_full_text(item.info):
+                        note_at[item.id] = len(report.notes)
                     report.notes.extend(f"{path}: {note}" for note in item.notes)
                     batch.append((item, content_hash(item)))
                     batch_sents += len(item.sentences)
@@ -983,7 +998,7 @@ class Library:
         from evtui.ingest.pdf import PDF_READER
 
         try:
-            digest = sha256_file(path)
+            digest = content_sha256(path)
         except OSError:
             return False  # the reader reports why
         row = self._writes().con.execute(
@@ -1044,20 +1059,48 @@ class Library:
         store = self._writes()
         for pid, path, info in store.pdfs_without_digest():
             try:
-                digest = sha256_file(Path(path))
+                digest = content_sha256(Path(path))
             except OSError:  # moved or deleted since: nothing to compare a copy with
                 continue
             store.set_paper_info(pid, json.dumps({**info, "file_sha256": digest}, ensure_ascii=False, default=str))
 
+    def _stronger_stored(self, papers: Sequence[ParsedPaper]) -> dict[str, str]:
+        """Those of `papers` (each stored under its id with other content) whose stored reading is the stronger
+        (evtui.readings.weaker): id -> why it is kept. A reference entry whose PDF went missing or broke ("download
+        files on demand", a moved folder) or a stub JATS file never replaces the full text, nor drops the
+        sentences selected in it."""
+        from evtui.readings import weaker
+
+        if not papers:
+            return {}
+        ids = [p.id for p in papers]
+        rows = {r[0]: r[1:] for r in self._writes().con.execute(
+            "SELECT id, source_format, n_sentences, source_path FROM papers WHERE id IN (SELECT unnest(?))",
+            [ids]).fetchall()}
+        infos = self._writes().paper_infos(ids)
+        out: dict[str, str] = {}
+        for p in papers:
+            if p.id not in rows:
+                continue
+            fmt, n, path = rows[p.id]
+            why = weaker(p, str(fmt or ""), int(n or 0), infos.get(p.id, {}),
+                         same_file=bool(path) and os.path.abspath(str(path)) == os.path.abspath(p.source_path or ""))
+            if why:
+                out[p.id] = why
+        return out
+
     def _same_paper(self, paper: ParsedPaper, keys: list[tuple[str, str]],
                     found: dict[tuple[str, str], str], held: dict[tuple[str, str], tuple[str, dict[str, Any], str]],
-                    stubs: list[str], report: IngestReport, batch_paths: Mapping[str, str] | None = None) -> str | None:
+                    stubs: list[str], report: IngestReport, batch_paths: Mapping[str, str] | None = None,
+                    batch_sizes: Mapping[str, int] | None = None) -> str | None:
         """The id of the paper already kept under another id with one of `paper`'s identifiers (a PDF of a JATS
         paper: its DOI; a PDF that a .bib entry also links: its file), noted and counted; None to store `paper`.
         The better record wins instead when `paper` is one: a full text over a metadata-only entry, and a reference
         manager's entry (its title, authors, year) over the bare PDF it links, and a JATS file (the publisher's own
         text) over a PDF reading of the same DOI / PMCID / PMID. The loser goes to `stubs`, to be removed once
         `paper` is stored: the paper keeps the winner's id, as in each of these cases."""
+        from evtui.readings import weaker
+
         infos: dict[str, dict[str, Any]] | None = None
         for key in keys:
             fmt: str | None = None  # the other's format, looked up only where it decides
@@ -1088,10 +1131,18 @@ class Library:
                 if fmt is None:
                     stored = self._writes().paper(other)
                     fmt = stored.source_format if stored is not None else ""
+                pdf = self._writes().paper(other) if fmt == "pdf" else None
+                n_pdf = pdf.n_sentences if pdf is not None else (batch_sizes or {}).get(other, 0)
+                why = weaker(paper, "PDF", n_pdf, info, same_file=False) if fmt == "pdf" else None
+                if why:
+                    report.same_paper += 1
+                    note = f"{paper.source_path}: not added as {paper.id}: {why} (as {other})"
+                    report.notes.append(note)
+                    report.same_paper_notes.append(note)
+                    return other
                 if fmt == "pdf":
                     stubs.append(other)
                     # the PDF, read again there, is this paper: skipped unread (stored, or read in this same batch)
-                    pdf = self._writes().paper(other)
                     self._remember_pdf(info, paper.id, pdf.source_path if pdf is not None else
                                        (batch_paths or {}).get(other))
                     report.notes.append(f"{paper.source_path}: the JATS text replaces the PDF reading of {other} (same "

@@ -17,8 +17,23 @@ from evtui.models import Aspect, Span
 # C0 controls but tab and newline, DEL and C1: an ESC or an OSC in a paper's title or an LLM's rationale would
 # reach the terminal raw (retitle it, move the cursor, rewrite what is shown). Replaced one for one, so the
 # highlight offsets into the stored text stay exact; the stored text keeps them.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_OR_BREAK = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) are replaced too: a U+202E in a
+# title shows the rest of the line reversed, so a file name or a figure reads as another ("Trojan Source").
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
+_CONTROL_OR_BREAK = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
+# What JSON (with ensure_ascii=False) leaves raw that a terminal acts on: C1 controls (U+009B is an 8-bit CSI),
+# bidi controls and the line/paragraph separators. Escaped as \uXXXX, the document decodes to the same text.
+_JSON_RAW = re.compile(f"[\x7f-\x9f\u2028\u2029{_BIDI}]")
+
+
+def json_text(obj: object, **kwargs: object) -> str:
+    """json.dumps(obj, ensure_ascii=False, **kwargs) with every character a terminal would act on escaped: the
+    same JSON to a parser, harmless on a screen. Every JSON document evtui prints goes through this."""
+    import json
+
+    text = json.dumps(obj, ensure_ascii=False, **kwargs)  # type: ignore[arg-type]
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def printable(text: object, *, oneline: bool = False) -> str:

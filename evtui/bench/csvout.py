@@ -15,6 +15,7 @@ from evtui.bench.evidencebench import load_items
 from evtui.bench.report import primary_metric
 from evtui.errors import EvtuiError
 from evtui.export import write_text_file
+from evtui.outpaths import check_output
 
 RUN_COLUMNS = ("run_id", "created_at", "dataset", "task", "method", "status", "metric", "value", "in_sample",
                "n_items", "n_skipped", "seconds", "code_version", "parameters", "metrics")
@@ -74,6 +75,18 @@ def hypotheses(runs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
 def items_path(path: Path) -> Path:
     """Where the per-item CSV goes beside the runs CSV: `runs.csv` → `runs-items.csv`."""
     return path.with_name(f"{path.stem}-items{path.suffix or '.csv'}")
+
+
+def check_paths(path: Path, home: Path, *, items: bool, force: bool = False) -> None:
+    """Refuse (EvtuiError) a runs CSV, or the per-item CSV beside it, inside the data home; and that per-item CSV
+    where a file exists, unless `force`: the user named only PATH, never the file beside it."""
+    check_output(path, home, flag="--csv")
+    if items:
+        beside = items_path(path)
+        check_output(beside, home, flag="--csv (its per-item CSV)")
+        if not force and (beside.exists() or beside.is_symlink()):
+            raise EvtuiError(f"--items writes {beside}, which exists already: --force replaces it (or give --csv "
+                             "another name)")
 
 
 def write_runs_csv(path: Path, runs: Sequence[Mapping[str, Any]]) -> int:

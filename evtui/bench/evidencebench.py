@@ -14,6 +14,7 @@ from typing import Any
 from evtui import methods
 from evtui.bench import driver
 from evtui.bench.driver import Benchmark, Engine, RunResult, Task, Timings, run_benchmark
+from evtui.bench.jsonl import NESTING_HINT
 from evtui.bench.metrics import aspect_recall
 from evtui.bench.runs import ItemResult
 from evtui.config import load_config
@@ -41,6 +42,8 @@ def load_items(path: Path) -> dict[str, dict[str, Any]]:
         raise EvtuiError(f"cannot read EvidenceBench data {path}: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise EvtuiError(f"cannot read EvidenceBench data {path}: {exc}") from exc
+    except RecursionError:
+        raise EvtuiError(f"cannot read EvidenceBench data {path}: nested too deeply ({NESTING_HINT})") from None
     if not isinstance(data, dict) or not data or not all(
             isinstance(v, dict) and "paper_as_candidate_pool" in v for v in data.values()):
         raise EvtuiError(f"{path} is not an EvidenceBench JSON file (items with paper_as_candidate_pool)")

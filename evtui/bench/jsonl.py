@@ -10,6 +10,8 @@ from typing import Any
 
 from evtui.errors import EvtuiError
 
+NESTING_HINT = "arrays or objects inside each other past Python's limit: not a benchmark file"
+
 
 def read_json_lines(path: Path, what: str, check: Callable[[Any, str], None], *,
                     unique: str | None = None) -> list[dict[str, Any]]:
@@ -27,9 +29,12 @@ def read_json_lines(path: Path, what: str, check: Callable[[Any, str], None], *,
                     continue
                 try:
                     obj = json.loads(line)
+                    check(obj, f"{path} line {lineno}")
                 except json.JSONDecodeError as exc:  # its own position is within the line: name the file's line
                     raise EvtuiError(f"cannot read {what} {path}: line {lineno} is not JSON ({exc.msg})") from exc
-                check(obj, f"{path} line {lineno}")
+                except RecursionError:  # `[` a hundred thousand times: Python's decoder gives up, not evtui
+                    raise EvtuiError(f"cannot read {what} {path}: line {lineno} is nested too deeply "
+                                     f"({NESTING_HINT})") from None
                 if unique is not None and isinstance(obj, dict) and unique in obj:
                     key = str(obj[unique])
                     if key in seen:

@@ -81,9 +81,12 @@ def read_items(path: Path) -> frozenset[str]:
     """The keys of the queries in a benchmark file (JSON or JSON Lines); OSError / ValueError when unreadable."""
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        docs: list[Any] = [json.loads(text)]
-    except json.JSONDecodeError:  # JSON Lines
-        docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+        try:
+            docs: list[Any] = [json.loads(text)]
+        except json.JSONDecodeError:  # JSON Lines
+            docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except RecursionError:  # nested past Python's limit: unreadable, as a damaged file is
+        raise ValueError(f"{path}: nested too deeply") from None
     return frozenset(item_key(t) for doc in docs for t in query_texts(doc))
 
 

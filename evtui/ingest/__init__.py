@@ -399,12 +399,13 @@ def _checked(p: ParsedPaper, path: Path) -> ParsedPaper | IngestError:
     p.journal, p.doi, p.pmid, p.pmcid, p.licence = (
         _optional(v) for v in (p.journal, p.doi, p.pmid, p.pmcid, p.licence))
     p.source_path = _clean(p.source_path)
-    if p.source_format in _JSON_FORMATS:  # only a JSON decoder hands out non-str values and lone surrogates
-        for s in p.sentences:
-            if not (type(s.text) is str and s.text.isascii()):
-                s.text = _clean(s.text)
-            if not (type(s.section_title) is str and s.section_title.isascii()):
-                s.section_title = _clean(s.section_title)
+    # Lone surrogates come from a JSON escape, and from a PDF whose ToUnicode map names one (pdfium hands it on):
+    # each becomes U+FFFD in every format, so one bad character never costs the paper ("surrogates not allowed").
+    for s in p.sentences:
+        if not (type(s.text) is str and s.text.isascii()):
+            s.text = _clean(s.text)
+        if not (type(s.section_title) is str and s.section_title.isascii()):
+            s.section_title = _clean(s.section_title)
     _drop_nuls(p)
     if len(p.title) > MAX_TITLE_CHARS:
         p.title = p.title[:MAX_TITLE_CHARS]
@@ -467,5 +468,3 @@ def _pieces(text: str, limit: int) -> Iterator[str]:
             yield piece
         start = stop
 
-
-_JSON_FORMATS = frozenset({"cord", "corpus-jsonl", "evidencebench"})

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evtui.errors import IngestError
-from evtui.filehash import sha256_file
+from evtui.filehash import content_sha256
 from evtui.ingest.sections import CAPTION_KIND, CAPTION_LABEL, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
@@ -409,7 +409,7 @@ def parse_pdf(path: Path) -> ParsedPaper:
     paper = _assemble(path, pages, first_page_all, meta, stats)
     # The same bytes under another name ("paper (1).pdf", a Zotero copy) are the same paper: its id comes from the
     # path, so the library matches copies by this (evtui.library.identity_keys).
-    paper.info["file_sha256"] = sha256_file(path)
+    paper.info["file_sha256"] = content_sha256(path)  # a .pdf.gz: of the PDF inside, as its .pdf copy
     return paper
 
 

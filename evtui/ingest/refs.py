@@ -120,10 +120,26 @@ def _ws(s: str) -> str:
 
 
 # -- BibTeX --------------------------------------------------------------------------------------------------------
-def _bib_value(s: str, i: int, macros: Mapping[str, str] | None = None) -> tuple[str, int]:
+# The most characters one field value (or @string abbreviation) may expand to. @string macros that each concatenate
+# the one before twice double at every level: 40 levels of a 1 KB file would need 24 GB. Real values (an abstract,
+# a long author list) are far under this; past it the entry is refused in one line and the file's others are read.
+MAX_VALUE_CHARS = 1_000_000
+# ... and all of one entry's fields, and all of a file's @string abbreviations together: many abbreviations or
+# fields of a MB each from a few bytes apiece would grow as surely.
+MAX_ENTRY_CHARS = 2 * MAX_VALUE_CHARS
+MAX_MACROS_CHARS = 8 * MAX_VALUE_CHARS
+
+
+class _TooLarge(Exception):
+    """A value that expands past MAX_VALUE_CHARS (args: the @string name it came through, if any)."""
+
+
+def _bib_value(s: str, i: int, macros: Mapping[str, str] | None = None,
+               oversize: frozenset[str] | set[str] = frozenset(), limit: int = MAX_VALUE_CHARS) -> tuple[str, int]:
     """A field value at s[i:]: {braced}, "quoted" or a bare word/number (an @string name or a month: its text),
-    with # concatenation."""
+    with # concatenation. Raises _TooLarge past `limit` characters, or for an abbreviation in `oversize`."""
     parts: list[str] = []
+    size = 0
     n = len(s)
     while i < n:
         while i < n and s[i] in " \t\r\n":
@@ -150,8 +166,13 @@ def _bib_value(s: str, i: int, macros: Mapping[str, str] | None = None) -> tuple
         else:
             m = _BARE.match(s, i)  # at a position, never on a slice: a slice copies the rest of a huge file
             word = m.group(0) if m else ""
+            if word.lower() in oversize:
+                raise _TooLarge(word)
             parts.append((macros or _MONTHS).get(word.lower(), word))
             i = m.end() if m else i + 1
+        size += len(parts[-1])
+        if size > limit:
+            raise _TooLarge("")
         while i < n and s[i] in " \t\r\n":
             i += 1
         if i < n and s[i] == "#":
@@ -202,12 +223,23 @@ def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
     abbreviations expanded where later entries use them. An entry whose braces do not balance gets a field
     "__error__" saying where (its value swallowed the fields after it)."""
     macros = dict(_MONTHS)
+    oversize: set[str] = set()  # @string abbreviations past the limits: an entry that uses one is refused
+    macros_size = 0
     for m in re.finditer(r"@\s*([A-Za-z]+)\s*([{(])", text):
         typ = m.group(1).lower()
         if typ == "string":
             sm = _FIELD.match(text, m.end())
             if sm:
-                macros[sm.group(1).lower()] = _bib_value(text, sm.end(), macros)[0]
+                name = sm.group(1).lower()
+                try:
+                    value = _bib_value(text, sm.end(), macros, oversize,
+                                       min(MAX_VALUE_CHARS, MAX_MACROS_CHARS - macros_size))[0]
+                    macros_size += len(value)
+                    macros[name] = value
+                    oversize.discard(name)
+                except _TooLarge:
+                    oversize.add(name)
+                    macros.pop(name, None)
             continue
         if typ in ("comment", "preamble"):
             continue
@@ -219,14 +251,23 @@ def parse_bibtex(text: str) -> Iterator[tuple[str, str, dict[str, str]]]:
         i = km.end()
         fields: dict[str, str] = {}
         n = len(text)
+        entry_size = 0
         while i < n:
             fm = _FIELD.match(text, i)
             if not fm:
                 break
             i = fm.end()
             start = i
-            value, i = _bib_value(text, i, macros)
             name = fm.group(1).lower()
+            try:
+                value, i = _bib_value(text, i, macros, oversize, min(MAX_VALUE_CHARS, MAX_ENTRY_CHARS - entry_size))
+            except _TooLarge as exc:
+                line = text.count("\n", 0, start) + 1
+                via = f"the @string abbreviation {exc.args[0]} it uses" if exc.args and exc.args[0] else name
+                fields = {"__error__": f"line {line}: {via} expands past {MAX_VALUE_CHARS:,} characters (or the "
+                                       f"entry past {MAX_ENTRY_CHARS:,}): entry not read"}
+                break
+            entry_size += len(value)
             fields[name] = value
             if text[start:start + 1] in "{\"" and _RUN_ON.search(value) and "__error__" not in fields:
                 line = text.count("\n", 0, start) + 1
@@ -416,17 +457,28 @@ def _clean_doi(s: str) -> str | None:
 
 
 # -- RIS -------------------------------------------------------------------------------------------------------
+_RIS_TAG = re.compile(r"^([A-Z][A-Z0-9])  -\s?(.*)$")
+
+
 def load_ris(path: Path) -> Result:
     text = _decode(path, _read_bytes(path), lenient=True)
     rec: dict[str, list[str]] = {}
     n = 0
     last = ""
+    wrapped: list[str] = []  # the lines a long value was wrapped onto, joined once (not per line: quadratic)
+
+    def unwrap() -> None:
+        if wrapped and last in rec:
+            rec[last][-1] = " ".join([rec[last][-1], *wrapped]).strip()
+        wrapped.clear()
+
     for line in text.splitlines():
-        m = re.match(r"^([A-Z][A-Z0-9])  -\s?(.*)$", line)
+        m = _RIS_TAG.match(line)
         if not m:
             if last in rec and line.strip():  # a long title or abstract wrapped onto the next lines (EndNote)
-                rec[last][-1] = f"{rec[last][-1]} {line.strip()}".strip()
+                wrapped.append(line.strip())
             continue
+        unwrap()
         tag, value = m.group(1), m.group(2).strip()
         last = tag
         if tag == "ER":
@@ -436,6 +488,7 @@ def load_ris(path: Path) -> Result:
             rec = {}
             continue
         rec.setdefault(tag, []).append(value)
+    unwrap()
     if rec:
         n += 1
         yield _ris_paper(path, rec, n)
@@ -492,28 +545,41 @@ def load_csl_json(path: Path) -> Result:
         if not isinstance(item, dict):
             yield IngestError(str(path), f"item {n}: not an object")
             continue
-        authors = []
-        for a in item.get("author") or []:
-            if isinstance(a, dict):
-                # "non-dropping-particle" ("van"), "dropping-particle" ("de") and "suffix" belong to the name too
-                family = " ".join(str(a.get(k) or "") for k in ("dropping-particle", "non-dropping-particle", "family"))
-                name = person_name(str(a.get("given") or ""), family, str(a.get("suffix") or ""))
-                authors.append(name or _ws(str(a.get("literal") or "")))
-        parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
-        year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
-        if year is None and isinstance(item.get("issued"), dict):  # {"raw": "2020-03"} / {"literal": "Spring 2020"}
-            raw = re.search(r"\b\d{4}\b", str(item["issued"].get("raw") or item["issued"].get("literal") or ""))
-            year = raw.group(0) if raw else None
-        files = [Path(str(f)).expanduser() for f in (item.get("file") if isinstance(item.get("file"), list)
-                                                     else [item["file"]] if isinstance(item.get("file"), str) else [])]
-        meta = {
-            "title": _ws(str(item.get("title") or "")), "authors": [a for a in authors if a],
-            "year": int(year) if isinstance(year, (int, str)) and str(year).isdigit() else None,
-            "doi": _clean_doi(str(item.get("DOI") or "")), "journal": _ws(str(item.get("container-title") or "")),
-            "pmid": str(item.get("PMID") or "") or None, "abstract": _ws(str(item.get("abstract") or "")),
-            "key": str(item.get("id") or f"{path.stem}-{n}"), "type": str(item.get("type") or ""),
-        }
-        yield _paper(path, meta, [f if f.is_absolute() else path.absolute().parent / f for f in files], "csl")
+        try:
+            meta, files = _csl_item(path, n, item)
+            got = _paper(path, meta, files, "csl")
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            # one item with a field of the wrong type ("author": 5, a NUL in "file"): that item, in one line
+            yield IngestError(str(path), f"item {n} ({str(item.get('id') or 'no id')[:60]}): a field of the wrong "
+                                         f"type or shape ({type(exc).__name__}: {str(exc)[:120]}): item not read")
+            continue
+        yield got
+
+
+def _csl_item(path: Path, n: int, item: dict[str, Any]) -> tuple[dict[str, Any], list[Path]]:
+    """The entry's metadata and the PDFs it names; raises TypeError & co. for a field of the wrong type."""
+    authors = []
+    for a in item.get("author") or []:
+        if isinstance(a, dict):
+            # "non-dropping-particle" ("van"), "dropping-particle" ("de") and "suffix" belong to the name too
+            family = " ".join(str(a.get(k) or "") for k in ("dropping-particle", "non-dropping-particle", "family"))
+            name = person_name(str(a.get("given") or ""), family, str(a.get("suffix") or ""))
+            authors.append(name or _ws(str(a.get("literal") or "")))
+    parts = (item.get("issued") or {}).get("date-parts") if isinstance(item.get("issued"), dict) else None
+    year = parts[0][0] if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0] else None
+    if year is None and isinstance(item.get("issued"), dict):  # {"raw": "2020-03"} / {"literal": "Spring 2020"}
+        raw = re.search(r"\b\d{4}\b", str(item["issued"].get("raw") or item["issued"].get("literal") or ""))
+        year = raw.group(0) if raw else None
+    files = [Path(str(f)).expanduser() for f in (item.get("file") if isinstance(item.get("file"), list)
+                                                 else [item["file"]] if isinstance(item.get("file"), str) else [])]
+    meta = {
+        "title": _ws(str(item.get("title") or "")), "authors": [a for a in authors if a],
+        "year": int(year) if isinstance(year, (int, str)) and str(year).isdigit() else None,
+        "doi": _clean_doi(str(item.get("DOI") or "")), "journal": _ws(str(item.get("container-title") or "")),
+        "pmid": str(item.get("PMID") or "") or None, "abstract": _ws(str(item.get("abstract") or "")),
+        "key": str(item.get("id") or f"{path.stem}-{n}"), "type": str(item.get("type") or ""),
+    }
+    return meta, [f if f.is_absolute() else path.absolute().parent / f for f in files]
 
 
 # -- shared --------------------------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def load_zotero(path: Path) -> Result:
             creators = _creators(con)
             colls = _collections_of(con)
             pdfs = _attachments(con, db.parent)
-            standalone = {int(r[0]) for r in con.execute(_STANDALONE_PDFS)}
+            standalone = _ints(con.execute(_STANDALONE_PDFS))
         except sqlite3.DatabaseError as exc:
             if "malformed" in str(exc):  # copied while Zotero was writing it: a later copy reads
                 raise IngestError(str(db), f"the copy of the Zotero database could not be read ({exc}): Zotero may "
@@ -126,6 +126,9 @@ def load_zotero(path: Path) -> Result:
     from evtui.ingest.pdf_worker import parse
 
     for item_id, key, lib_id, modified, item_type in items:
+        if lib_id is None:  # a damaged row: that item, not the library
+            yield IngestError(str(db), f"item {key}: its libraryID is not a number: item skipped")
+            continue
         f = fields.get(item_id, {})
         pid = f"zotero:{key}" if lib_id == 1 else f"zotero:{lib_id}/{key}"
         # the paper's own PDF before a supplement attached before it ("Supplementary Material", "..._ESM.pdf")
@@ -189,16 +192,35 @@ def load_zotero(path: Path) -> Result:
         yield paper
 
 
-def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tuple[int, str, int, str, str]]:
+def _int(value: object) -> int | None:
+    """A Zotero id as an int; None for a value a damaged or hand-edited database holds instead ("abc", 1.5, a blob)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value)) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _ints(rows: Iterator[tuple[object, ...]]) -> set[int]:
+    return {i for i in (_int(r[0]) for r in rows) if i is not None}
+
+
+def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tuple[int, str, int | None, str, str]]:
+    """(itemID, key, libraryID, dateModified, type) of each item; a row whose itemID is not a number is passed
+    over, one whose libraryID is not has None there (the caller says so, item by item)."""
     # A PDF dropped into Zotero without a parent item is a paper too (Zotero's metadata lookup often finds none).
-    standalone = {int(r[0]) for r in con.execute(_STANDALONE_PDFS)}
+    standalone = _ints(con.execute(_STANDALONE_PDFS))
     sql = ("SELECT i.itemID, i.key, i.libraryID, i.dateModified, t.typeName FROM items i"
            " JOIN itemTypes t USING (itemTypeID) WHERE i.itemID NOT IN (SELECT itemID FROM deletedItems)")
     params: list[object] = []
     if collection is not None:
         # Compared in Python: SQLite's NOCASE folds ASCII only ("thèse" missed "THÈSE"), and a name typed on one
         # system may be composed differently from the one Zotero stored (NFC vs NFD "è").
-        rows = [(int(r[0]), str(r[1] or "")) for r in con.execute("SELECT collectionID, collectionName FROM collections")]
+        rows = [(cid, str(r[1] or "")) for r in con.execute("SELECT collectionID, collectionName FROM collections")
+                if (cid := _int(r[0])) is not None]
         want = _fold(collection)
         ids = [cid for cid, name in rows if _fold(name) == want]
         if not ids:
@@ -209,9 +231,13 @@ def _items(con: sqlite3.Connection, collection: str | None, db: Path) -> list[tu
                 " ON c.parentCollectionID = sub.id) SELECT itemID FROM collectionItems WHERE collectionID IN"
                 " (SELECT id FROM sub))")
         params.extend(ids)
-    return [(int(r[0]), str(r[1]), int(r[2] or 1), str(r[3]), str(r[4] or ""))
-            for r in con.execute(sql + " ORDER BY i.itemID", params)
-            if r[4] not in _SKIP_TYPES or int(r[0]) in standalone]
+    out: list[tuple[int, str, int | None, str, str]] = []
+    for r in con.execute(sql + " ORDER BY i.itemID", params):
+        item_id = _int(r[0])
+        if item_id is None or (r[4] in _SKIP_TYPES and item_id not in standalone):
+            continue
+        out.append((item_id, str(r[1]), 1 if not r[2] else _int(r[2]), str(r[3]), str(r[4] or "")))
+    return out
 
 
 def _fold(name: str) -> str:
@@ -225,7 +251,8 @@ def _fields(con: sqlite3.Connection) -> dict[int, dict[str, str]]:
     for item_id, name, value in con.execute(
             f"SELECT d.itemID, f.fieldName, v.value FROM itemData d JOIN {table} f USING (fieldID)"
             " JOIN itemDataValues v USING (valueID)"):
-        out.setdefault(int(item_id), {})[str(name)] = "" if value is None else str(value)
+        if (iid := _int(item_id)) is not None:
+            out.setdefault(iid, {})[str(name)] = "" if value is None else str(value)
     return out
 
 
@@ -236,7 +263,8 @@ def _creators(con: sqlite3.Connection) -> dict[int, list[str]]:
             " ORDER BY ic.itemID, ic.orderIndex"):
         name = person_name(first or "", last or "")
         if name:
-            out.setdefault(int(item_id), []).append(name)
+            if (iid := _int(item_id)) is not None:
+                out.setdefault(iid, []).append(name)
     return out
 
 
@@ -245,7 +273,8 @@ def _collections_of(con: sqlite3.Connection) -> dict[int, list[str]]:
     for item_id, name in con.execute(
             "SELECT ci.itemID, c.collectionName FROM collectionItems ci JOIN collections c USING (collectionID)"
             " ORDER BY c.collectionName"):
-        out.setdefault(int(item_id), []).append(str(name))
+        if (iid := _int(item_id)) is not None:
+            out.setdefault(iid, []).append(str(name))
     return out
 
 
@@ -270,7 +299,8 @@ def _attachments(con: sqlite3.Connection, base: Path) -> dict[int, list[Path]]:
             f = linked_base / rel if linked_base != Path() else Path(p)
         else:
             f = Path(p)
-        out.setdefault(int(parent), []).append(f)
+        if (pid := _int(parent)) is not None:
+            out.setdefault(pid, []).append(f)
     return out
 
 

@@ -12,15 +12,16 @@ from evtui.config import load_config
 from evtui.library import Library
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pdf"
-# The JATS text of the paper typeset in PMC6398430.pdf (same DOI), cut to a few sentences.
+# The JATS text of the paper typeset in PMC6398430.pdf (same DOI), its body stood in for by 150 short sentences.
 _JATS = """<?xml version="1.0"?>
 <article><front><article-meta>
 <article-id pub-id-type="pmc">6398430</article-id><article-id pub-id-type="doi">10.1093/beheco/ary157</article-id>
 <title-group><article-title>Counting crows: population structure and group size variation in an urban population
 of crows</article-title></title-group>
 <abstract><p>Crows gather in flocks. Their group size varies over the year.</p></abstract>
-</article-meta></front><body><sec><title>Introduction</title><p>Crows are social birds of the city.</p></sec>
-</body></article>"""
+</article-meta></front><body><sec><title>Introduction</title><p>Crows are social birds of the city.</p>{body}</sec>
+</body></article>""".replace("{body}", "".join(f"<p>Crows of group {i} were counted on {i + 2} days.</p>"
+                                             for i in range(150)))  # as much of the paper as its PDF reading
 
 
 def _folder(tmp_path: Path, *, jats_first: bool) -> Path:

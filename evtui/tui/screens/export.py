@@ -29,6 +29,7 @@ from evtui.export import (
     write_export,
 )
 from evtui.honest import in_part
+from evtui.outpaths import check_output
 from evtui.render import coverage_marker, plain
 from evtui.tui.base import EvtuiScreen
 from evtui.tui.data import light_theme, short
@@ -381,6 +382,11 @@ class ExportScreen(EvtuiScreen):
         # The format field follows the typed extension; one picked after it that the extension contradicts is
         # written as picked, with the warning `evtui export --format` gives.
         fmt, mismatch = choose_format(out, str(self.query_one("#export-format", Select).value))
+        try:  # refused before any "Replace?" question: a file of the library itself is never the user's to replace
+            check_output(out, self.evtui.config.home)
+        except EvtuiError as exc:
+            self.notify(str(exc), title="Export", severity="error")
+            return
         try:
             exists = out.is_file() and str(out.resolve()) not in _WRITTEN
         except OSError:

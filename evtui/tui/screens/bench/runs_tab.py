@@ -167,6 +167,7 @@ class RunsTab(BenchTab):
         runs = self.csv_runs()
         with_items = self.query_one("#csv-items", Checkbox).value
         try:
+            csvout.check_paths(out, self.evtui.config.home, items=with_items, force=True)  # never in the data home
             n = csvout.write_runs_csv(out, runs)
             note = f"wrote {n} run(s) to {out}"
             if with_items:
