@@ -1,4 +1,4 @@
-"""Session 30, the Library and Export screens and three nits: the claim verdicts' probabilities stay one group, the
+"""The Library and Export screens and three nits: the claim verdicts' probabilities stay one group, the
 reader's help lists only keys that do something, each under an id, and an empty Library puts the cursor where
 papers are added."""
 

@@ -1,4 +1,4 @@
-"""s31 judge: the local judge's rationale names the right cue and each citation once, readably."""
+"""The local judge's rationale names the right cue and each citation once, readably."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ DEMO_JATS = Path(__file__).resolve().parents[2] / "data" / "demo" / "jats" / "PM
 def _folder(tmp_path: Path, bib: str) -> Path:
     d = tmp_path / "refs"
     (d / "papers").mkdir(parents=True)
-    shutil.copy(FIX / "s28" / "s28-thesis.pdf", d / "papers" / "thesis.pdf")
+    shutil.copy(FIX / "layout" / "thesis.pdf", d / "papers" / "thesis.pdf")
     (d / "lib.bib").write_text(bib, encoding="utf-8")
     return d
 

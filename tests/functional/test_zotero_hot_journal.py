@@ -49,7 +49,7 @@ def test_an_items_own_pdf_is_read_before_a_supplement_attached_first(tmp_path: P
     pdfs = Path(__file__).resolve().parents[1] / "fixtures" / "pdf"
     z = ZoteroFixture(tmp_path / "Zotero")
     item = z.add_item("K1111111", {"title": "A thesis on hypoxia in fibroblasts", "date": "2020"}, [("Jane", "Doe")],
-                      pdf=pdfs / "s28" / "s28-thesis.pdf")
+                      pdf=pdfs / "layout" / "thesis.pdf")
     con = sqlite3.connect(z.db)
     # the supplement attached first: the lower itemID, which Zotero's attachments are read in the order of
     con.execute("INSERT INTO items (itemID, itemTypeID, libraryID, key) VALUES (0, 3, 1, 'ASUPP001')")
@@ -59,10 +59,10 @@ def test_an_items_own_pdf_is_read_before_a_supplement_attached_first(tmp_path: P
     con.close()
     (tmp_path / "Zotero" / "storage" / "ASUPP001").mkdir()
     (tmp_path / "Zotero" / "storage" / "ASUPP001" / "41586_2020_MOESM1_ESM.pdf").write_bytes(
-        (pdfs / "s28" / "s28-short-twocol.pdf").read_bytes())
+        (pdfs / "layout" / "short-twocol.pdf").read_bytes())
     assert main(["ingest", str(tmp_path / "Zotero"), "--json"]) == 0
     capsys.readouterr()
     assert main(["show", "zotero:K1111111", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown["paper"]["source_path"].endswith("s28-thesis.pdf")
+    assert shown["paper"]["source_path"].endswith("thesis.pdf")
     assert any("hypoxia in fibroblasts" in s["text"] for s in shown["sentences"][1:])

@@ -1,4 +1,4 @@
-"""Superscript digits: a unit's or a symbol's power, or a citation mark (s31, area pdf)."""
+"""Superscript digits: a unit's or a symbol's power, or a citation mark."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A first day with the app (session 30): an empty library explains itself, every key id that `?` lists can be
+"""A first day with the app: an empty library explains itself, every key id that `?` lists can be
 rebound, and the claim-verdicts list shows where its cursor is."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The app at 80×24 as a first-time researcher drives it (session 24): nothing that matters is cut mid-phrase (a
+"""The app at 80×24 as a first-time researcher drives it: nothing that matters is cut mid-phrase (a
 paper's verdict in the by-paper view, the search notes, the aspect chips, the library's totals, the reader's hit
 count), enter opens a paper from the claim verdicts, keys the footer shows do something, and a sweep's table
 lists that sweep's runs."""

@@ -1,4 +1,4 @@
-"""Session 30, the app at 80x24: every screen's key bar fits its line (the keys that matter first, `?` always),
+"""The app at 80x24: every screen's key bar fits its line (the keys that matter first, `?` always),
 an ingest that finished says so instead of an empty "--:--:--" time left, and Export back from another mode gives
 the keys to its list, not to the path field they would be typed into."""
 

@@ -1,4 +1,4 @@
-"""Two CLI gaps the s30 helpers found in files they did not own: Ctrl-C under --json, and `--paper ""`."""
+"""Two CLI gaps: Ctrl-C under --json, and `--paper ""`."""
 
 from __future__ import annotations
 

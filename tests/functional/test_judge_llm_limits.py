@@ -1,4 +1,4 @@
-"""s31 judge: the LLM judge's cost limit, a silent server's message and cached runs' notes, against the loopback
+"""The LLM judge's cost limit, a silent server's message and cached runs' notes, against the loopback
 fault-injecting server."""
 
 from __future__ import annotations

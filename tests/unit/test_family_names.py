@@ -1,4 +1,4 @@
-"""s31 names: a family name of several capitalised words ("García Márquez", "De la Cruz") is kept whole from
+"""A family name of several capitalised words ("García Márquez", "De la Cruz") is kept whole from
 ingest (BibTeX, RIS, CSL-JSON, JATS, Zotero) to the citation, the citation key and the BibTeX export."""
 
 from __future__ import annotations

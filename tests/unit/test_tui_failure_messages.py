@@ -1,4 +1,4 @@
-"""The app's one line for a failure a user can meet: the CLI's repair words, not an exception's type (session 26)."""
+"""The app's one line for a failure a user can meet: the CLI's repair words, not an exception's type."""
 
 from __future__ import annotations
 

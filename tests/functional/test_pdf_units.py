@@ -1,6 +1,6 @@
-"""PDF text around superscripts and line-end dashes (s31, area pdf).
+"""PDF text around superscripts and line-end dashes.
 
-The fixture tests/fixtures/s31_pdf/s31-units.pdf is pdflatex output of s31-units.tex beside it (two columns,
+The fixture tests/fixtures/pdf_units/units.pdf is pdflatex output of units.tex beside it (two columns,
 Latin Modern): units with powers, a chi-square statistic, superscript citation marks and an en dash at a line end.
 """
 
@@ -13,7 +13,7 @@ import pytest
 from evtui.ingest.pdf import PDF_READER, parse_pdf
 from evtui.models import ParsedPaper
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "s31_pdf" / "s31-units.pdf"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "pdf_units" / "units.pdf"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""s31 llm2: stopping the LLM judge (Ctrl-C in `evtui judge --judge llm`, the app cancelling its judge worker)
+"""Stopping the LLM judge (Ctrl-C in `evtui judge --judge llm`, the app cancelling its judge worker)
 cancels the calls in flight, sends no new one, and keeps every verdict that had come back, against the loopback
 fault-injecting server (tests/llm_fault_server.py)."""
 

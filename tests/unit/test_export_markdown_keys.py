@@ -1,4 +1,4 @@
-"""s31 flow: each sentence of the Markdown evidence carries the citation key the BibTeX export gives its paper."""
+"""Each sentence of the Markdown evidence carries the citation key the BibTeX export gives its paper."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A researcher's own odd PDFs (tests/fixtures/pdf/s28/): a short two-column paper, a paper without a title
+"""A researcher's own odd PDFs (tests/fixtures/pdf/layout/): a short two-column paper, a paper without a title
 block, a thesis with chapters. Each test names what the PDF reader got wrong before."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from evtui.ingest.pdf import parse_pdf
 from evtui.models import ParsedPaper
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pdf" / "s28"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "pdf" / "layout"
 
 
 @pytest.fixture(scope="module")
 def short() -> ParsedPaper:
-    return parse_pdf(FIX / "s28-short-twocol.pdf")
+    return parse_pdf(FIX / "short-twocol.pdf")
 
 
 def test_account_name_in_metadata_is_not_the_author_list(short: ParsedPaper) -> None:
@@ -43,8 +43,8 @@ def test_running_head_of_a_two_page_paper_is_dropped(short: ParsedPaper) -> None
 
 
 def test_first_numbered_heading_is_not_taken_for_the_title() -> None:
-    paper = parse_pdf(FIX / "s28-no-title.pdf")
-    assert paper.title == "s28-no-title"  # no title on the page: the file name, not "1 Introduction"
+    paper = parse_pdf(FIX / "no-title.pdf")
+    assert paper.title == "no-title"  # no title on the page: the file name, not "1 Introduction"
     assert not [s for s in paper.sentences if s.section_kind == "title"]
     intro = [s for s in paper.sentences if s.text.startswith("This document has a landscape page")]
     assert intro and intro[0].section_kind == "introduction" and intro[0].section_title == "1 Introduction"
@@ -53,7 +53,7 @@ def test_first_numbered_heading_is_not_taken_for_the_title() -> None:
 
 
 def test_thesis_chapters_are_sections() -> None:
-    paper = parse_pdf(FIX / "s28-thesis.pdf")
+    paper = parse_pdf(FIX / "thesis.pdf")
     heads = [(s.text, s.section_kind) for s in paper.sentences if s.is_heading]
     assert heads == [("Chapter 1 Introduction", "introduction"), ("Chapter 2 Materials and methods", "methods"),
                      ("Chapter 3 Results", "results")]

@@ -1,4 +1,4 @@
-"""Small CLI rough edges (s31, cli3): pasted paper ids with stray spaces, ids quoted where bare they would hide a
+"""Small CLI rough edges: pasted paper ids with stray spaces, ids quoted where bare they would hide a
 space, and what a Ctrl-C during `evtui judge --judge llm` kept. Each test is one problem met using the verbs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""s31 flow: a name suffix (Jr., III) must not become the BibTeX family name."""
+"""A name suffix (Jr., III) must not become the BibTeX family name."""
 
 from __future__ import annotations
 

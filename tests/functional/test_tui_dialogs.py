@@ -1,4 +1,4 @@
-"""Session 31, the app's second pass: a dialog's key bar lists the dialog's keys, the Bench dataset note counts the
+"""The app's dialogs and Bench notes: a dialog's key bar lists the dialog's keys, the Bench dataset note counts the
 file's items, the time left of a run whose setup outlasted its estimate says it is timing rather than "~1 s left",
 and a search index rebuilt as the app opened is said once."""
 

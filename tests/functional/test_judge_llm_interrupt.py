@@ -1,4 +1,4 @@
-"""s31 llm2: Ctrl-C in `evtui judge --judge llm` keeps (caches and counts) every verdict that had come back, not only
+"""Ctrl-C in `evtui judge --judge llm` keeps (caches and counts) every verdict that had come back, not only
 those the CLI had handled, and the next run calls only for the rest (loopback fault server)."""
 
 from __future__ import annotations

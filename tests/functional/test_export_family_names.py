@@ -1,4 +1,4 @@
-"""s31 names, end to end: `evtui ingest` of a .bib naming "García Márquez, Gabriel", then `evtui export` cites
+"""Family names, end to end: `evtui ingest` of a .bib naming "García Márquez, Gabriel", then `evtui export` cites
 and keys the whole family name (it wrote "márquez", and the BibTeX named him "Márquez")."""
 
 from __future__ import annotations

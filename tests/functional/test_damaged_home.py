@@ -1,4 +1,4 @@
-"""A user's worst days: a library cut short, killed writers, two apps on one home (helper "hard", session 26)."""
+"""A user's worst days: a library cut short, killed writers, two apps on one home."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The CLI as a researcher scripts it (s30): each test is one problem found by using the verbs, fixed in
+"""The CLI as a researcher scripts it: each test is one problem found by using the verbs, fixed in
 evtui/cli.py or evtui/config.py."""
 
 from __future__ import annotations
