@@ -17,7 +17,7 @@ BC5CDR's 1,500 PubMed abstracts (public domain), and the SciFact / Check-COVID a
 an examples file (`train_verifier.py` writes it; its held-out calibration fold and Check-COVID dev are left out, and a
 BC5CDR abstract whose title is in either corpus is dropped, so nothing of the held-out or held-back data is read).
 
-    python scripts/synth_claims.py --shared ../shared/datasets --examples RUN/examples.jsonl.gz --out synth.jsonl.gz
+    python experiments/verifier/synth_claims.py --shared ../shared/datasets --examples RUN/examples.jsonl.gz --out synth.jsonl.gz
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from train_verifier import (  # noqa: E402
     _ANTONYMS,

@@ -1,6 +1,6 @@
 """Levers on the verifier's reading of sides, measured on training runs' held-out pairs (no library needed).
 
-    python benchmarks/bench_verifier_levers.py /tmp/vtrain/q /tmp/vtrain/s /tmp/vtrain/r1 [--flips] [--stack]
+    python experiments/verifier/bench_verifier_levers.py /tmp/vtrain/q /tmp/vtrain/s /tmp/vtrain/r1 [--flips] [--stack]
 
 Each argument is a `scripts/train_verifier.py --out` folder (examples.jsonl.gz, cal_logits.npy, ccdev_logits.npy,
 metrics.json, adapter.safetensors). Figures per run, on the SciFact calibration fold (paper-grouped, never trained on)
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import train_verifier as tv  # noqa: E402

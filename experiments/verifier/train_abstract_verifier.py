@@ -12,7 +12,7 @@ It writes the held-out pairs' logits (abstract_logits.json: "claim_id|paper" -> 
 `bench_verifier_levers.py`-style measures that join them to the sentence verifier's, and the weights' change
 (`--delta-rank`, as train_verifier.py --train-only).
 
-    python scripts/train_abstract_verifier.py --examples RUN/examples.jsonl.gz --out DIR [--base-dir MINILM]
+    python experiments/verifier/train_abstract_verifier.py --examples RUN/examples.jsonl.gz --out DIR [--base-dir MINILM]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import train_verifier as tv  # noqa: E402
 
 MAX_LEN = 320  # a SciFact abstract is ~250 word pieces; the claim takes ~25

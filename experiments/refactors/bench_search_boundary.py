@@ -2,8 +2,8 @@
 boundary (issue 17.3: the query tree compiled by evtui/index.py, Filters/SearchRequest) against the code before it.
 
     git archive <before> evtui | tar -x -C /tmp/before            # the package as it was
-    EVTUI_HOME=<home> PYTHONPATH=/tmp/before python benchmarks/bench_search_boundary.py before
-    EVTUI_HOME=<home> python benchmarks/bench_search_boundary.py after
+    EVTUI_HOME=<home> PYTHONPATH=/tmp/before python experiments/refactors/bench_search_boundary.py before
+    EVTUI_HOME=<home> python experiments/refactors/bench_search_boundary.py after
 
 Each method: one warm-up search, then 3 rounds over 8 queries (k=20); prints the median and the 90th percentile.
 Then the cost of making the engine's query alone (parsed query -> Tantivy query, 200 rounds over the 8 queries):

@@ -1,6 +1,6 @@
 """The ranker's model files: the merged heads against the 5-seed ensemble they came from, and what they cost in git.
 
-    python benchmarks/ranker_files.py [--ensemble-rev 0b4b2a6] [--home DEMO_HOME] [--git]
+    python experiments/refactors/ranker_files.py [--ensemble-rev 0b4b2a6] [--home DEMO_HOME] [--git]
 
 - merge: re-merges the ensemble stored at --ensemble-rev (15 files, 3 heads x 5 seeds) and checks the result is
   byte-identical to the shipped head files; compares predictions (random rows with missing values, and with
@@ -32,7 +32,7 @@ from evtui.rank.features import FEATURES, JUDGE_FEATURES
 from evtui.rank.model import MODEL_DIR, RankerModel
 from evtui.rank.modelfile import merge_ensemble, strip_for_prediction
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RANKER = "evtui/resources/ranker"
 QUERIES = ["aspirin reduces the risk of colorectal cancer", "(BRCA1, associated with, breast cancer)",
            "Vitamin D supplementation reduces fracture risk", "statins lower LDL cholesterol",
