@@ -1,4 +1,5 @@
-"""The README's `evtui search --json` shape against the real CLI: a script writer reads the keys there.
+"""The documented `evtui search --json` shape (README or the user guide's scripting page) against the real CLI: a
+script writer reads the keys there.
 
 The README listed neither "method" nor "notes" at the top level nor "section_kind" / "position" in a result, all of
 which the CLI prints (and a script needs "notes" to learn, say, that a concept matched nothing).
@@ -18,9 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_search_shape() -> tuple[list[str], list[str]]:
-    """(top-level keys, result keys) of the one-line `{"query","mode",...}` shape the README gives for search."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    line = next(x for x in readme.splitlines() if x.startswith('`{"query","mode"'))
+    """(top-level keys, result keys) of the one-line `{"query","mode",...}` shape the docs give for search."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
+    line = next(x for x in text.splitlines() if x.startswith('`{"query","mode"'))
     results = line.split('"results":[{', 1)[1]
     result_keys = re.findall(r'"(\w+)"', results.split('"highlights"', 1)[0]) + ["highlights"]
     top = re.sub(r"\[\{[^\]]*\}\]", "", line.split('"results"', 1)[0])  # drop the aspects' own keys
