@@ -1,10 +1,18 @@
 """The LLM judge's cost limit, a silent server's message and cached runs' notes, against the loopback
-fault-injecting server."""
+fault-injecting server.
+
+A server that stops answering leaves every sentence unjudged: that is a judge that got nothing done (exit 1,
+`--json` keeps the results with an "error"), as the README says, not a usage error (exit 2, no results)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from llm_fault_server import FaultServer
 
+from evtui.cli import main
 from evtui.judge.base import Judgment
 from evtui.judge.llm import LLMJudge
 from evtui.judge.service import summarize
@@ -66,3 +74,25 @@ def test_a_cached_run_makes_no_unpriced_calls() -> None:
                       notes=[note, "cached (first judged at $0.000000)"])
     assert summarize([cached])["notes"] == []
     assert summarize([fresh, cached])["notes"] == [note]
+
+
+@pytest.fixture
+def ingested(papers_dir: Path) -> Path:
+    assert main(["ingest", str(papers_dir)]) == 0
+    return papers_dir
+
+
+def test_a_silent_server_is_a_judge_that_got_nothing_done(server: FaultServer, ingested: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    server.default, server.hang_seconds = "hang", 8.0
+    monkeypatch.setenv("EVTUI_JUDGE_TIMEOUT", "1")
+    capsys.readouterr()
+    rc = main(["judge", "(aspirin, reduce, colorectal cancer)", "--k", "2", "--judge", "llm", "--model",
+               "openai/fault", "--api-base", server.api_base, "--method", "bm25-coverage", "--json"])
+    out = capsys.readouterr()
+    assert rc == 1
+    doc = json.loads(out.out)
+    assert len(doc["results"]) == 2 and all(r["status"] == "skipped" for r in doc["results"])
+    assert "server not answering" in doc["error"] and "local judge's verdicts are unchanged" in doc["error"]
+    assert len(out.err.strip().splitlines()) == 1

@@ -1,11 +1,15 @@
 """PDF text assembly: a hyphen before a capital or a digit at a line end is kept without a space ("FDG-PET/CT",
-not "FDG- PET/CT"), and a superscript mass number before an element ("¹⁸F-FDG") is text, not a citation marker."""
+not "FDG- PET/CT"), and a superscript mass number before an element ("¹⁸F-FDG") is text, not a citation marker.
+
+Superscript digits: a unit's or a symbol's power, or a citation mark."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from evtui.ingest.pdf import _join, _Line, _make_line, _Stats
+import pytest
+
+from evtui.ingest.pdf import _exponent, _join, _Line, _make_line, _Stats
 
 
 def _lines(*texts: str) -> list[_Line]:
@@ -40,3 +44,14 @@ def test_a_mass_number_is_kept_and_a_citation_marker_dropped() -> None:
     assert cite is not None and cite.text == "colorectal cancer and gastric" and cite.cites == 1
     after = _superscripted("as shown before.3 The next", "3")
     assert after is not None and after.text == "as shown before. The next" and after.cites == 1
+
+
+@pytest.mark.parametrize("before", ["cm", "24.32 m", "sp", "(χ", "R", " μm", "mm"])
+def test_a_digit_after_a_unit_or_a_symbol_is_a_power(before: str) -> None:
+    assert _exponent("2", list(before))
+
+
+@pytest.mark.parametrize(("run", "before"), [("2", "cancer"), ("12", "cm"), ("3", "DNA"), ("1", "of"),
+                                              ("4", "in"), ("2", "Obesity is"), ("7", "trial.")])
+def test_a_citation_mark_is_not_a_power(run: str, before: str) -> None:
+    assert not _exponent(run, list(before))
