@@ -1,5 +1,5 @@
 """Training data for the reranker and the local judge, built from the public labelled data only
-(used by scripts/train_ranker.py, scripts/export_ce_data.py and scripts/eval_ce.py; not part of the app).
+(used by scripts/train_ranker.py, experiments/cross_encoder/export_ce_data.py and experiments/cross_encoder/eval_ce.py; not part of the app).
 
 Every group is one (query, paper): all the paper's sentences are candidates, as in a paper-scoped search, and
 features come from the very `BestRanker.pool` that search uses. Labels:

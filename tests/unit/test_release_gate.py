@@ -31,7 +31,7 @@ def test_the_same_model_is_not_a_release() -> None:
 
 
 def test_a_better_reader_that_gives_sides_to_other_papers_findings_is_stopped() -> None:
-    # stop 18's candidate in miniature: stance and pipeline up, more sides on another paper's findings
+    # the distilled candidate (docs/experiments/verifier.md) in miniature: stance and pipeline up, more sides on another paper's findings
     cand = report(f1=0.65, pipeline=0.55)
     cand["offtopic"]["checkcovid_dev_nearest"]["given_a_side"] = 0.176
     res = bv.release_checks(report(side=0.094), cand)
@@ -65,7 +65,7 @@ def test_a_stance_drop_on_one_dataset_is_not_bought_by_a_gain_on_the_other() -> 
 
 
 def test_more_wrong_sides_on_plain_wording_stops_a_candidate() -> None:
-    # stop 20's two-student candidate in miniature: every held-out figure up, plain sentences misread
+    # the near-topic teacher's two-student candidate in miniature: every held-out figure up, plain sentences misread
     shipped, cand = report(side=0.094), report(f1=0.66, side=0.03, pipeline=0.51)
     shipped["probes"], cand["probes"] = {"wrong_sides": 2}, {"wrong_sides": 10}
     res = bv.release_checks(shipped, cand)

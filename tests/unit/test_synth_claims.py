@@ -1,4 +1,4 @@
-"""The rule-made claim pairs of scripts/synth_claims.py (a measured first training stage, not shipped): a title or
+"""The rule-made claim pairs of experiments/verifier/synth_claims.py (a measured first training stage, not shipped): a title or
 finding turned into a claim, reversed into its refutation, and never a held-out paper's text."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments" / "verifier"))
 import synth_claims as sc  # noqa: E402
 
 ABSTRACT = [

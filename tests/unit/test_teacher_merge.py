@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments" / "verifier"))
 import train_verifier as tv  # noqa: E402
 import train_verifier_teacher as teacher  # noqa: E402
 
