@@ -4,7 +4,7 @@ library uses `best`'s paper channel and `verify` at full strength from the first
     python scripts/demo_paper_vectors.py            # ~15 min on 2 cores: loads the demo into a temporary home, embeds
     python scripts/demo_paper_vectors.py --home H   # the same in home H, kept (a demo library with every vector)
 
-Stored as float16 (cosine within 1e-3 of the float32 vectors), keyed by paper id and content hash: a paper whose
+Stored as int8 per row with a float32 scale (cosine to the float32 vectors above 0.9999), keyed by paper id and content hash: a paper whose
 stored text differs from the one embedded (another reader version) gets no shipped vector and is embedded on first use.
 """
 
@@ -53,9 +53,11 @@ def main() -> int:
             [MODEL_ID]).fetchall()
     ids = np.array([r[0] for r in rows])
     hashes = np.array([r[1] for r in rows])
-    vecs = np.array([r[2] for r in rows], dtype=np.float16)
+    vecs = np.array([r[2] for r in rows], dtype=np.float32)
+    scale = np.maximum(np.abs(vecs).max(axis=1, keepdims=True), 1e-12) / 127.0
     out = src.parent / VECTORS
-    np.savez_compressed(out, ids=ids, hashes=hashes, vecs=vecs, model=np.array(MODEL_ID))
+    np.savez_compressed(out, ids=ids, hashes=hashes, vecs_q=np.clip(np.rint(vecs / scale), -127, 127).astype(np.int8),
+                        scale=scale.astype(np.float32), model=np.array(MODEL_ID))
     print(f"{len(ids)} vectors -> {out} ({out.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.0f} s")
     return 0
 
