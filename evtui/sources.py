@@ -12,7 +12,7 @@ from evtui.models import Paper
 
 _LABELS = {"pdf": "PDF", "jats": "JATS", "bioc": "BioC", "pubtator": "PubTator", "cord": "CORD-19",
            "corpus-jsonl": "JSONL", "evidencebench": "EvidenceBench", "text": "text", "bibtex": "BibTeX",
-           "ris": "RIS", "csl-json": "CSL-JSON", "zotero": "Zotero"}
+           "ris": "RIS", "csl-json": "CSL-JSON", "zotero": "Zotero", "europepmc": "Europe PMC"}
 
 
 def source_label(p: Paper, info: dict[str, Any] | None) -> str:
