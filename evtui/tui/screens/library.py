@@ -1,5 +1,5 @@
 """The Library screen: the papers with their counts and sources; find one by title or id (`f`); add files or
-folders; remove a paper; embed the library for dense / hybrid search in the background (`m`, cancel with `c`),
+folders, or papers from Europe PMC (`g`); remove a paper; embed the library for dense / hybrid search in the background (`m`, cancel with `c`),
 searches running meanwhile."""
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ class LibraryScreen(EvtuiScreen):
         Binding("c", "cancel_embed", "Cancel embedding", id="library.cancel_embed"),
         Binding("ctrl+r", "reload", "Reload", id="library.reload"),
         Binding("z", "next_collection", "Collection", id="library.collection"),
+        Binding("g", "fetch", "Get from Europe PMC", id="library.fetch"),
     ]
 
     def __init__(self) -> None:
@@ -295,6 +296,14 @@ class LibraryScreen(EvtuiScreen):
         if self.refused_read_only("add papers"):
             return
         self.query_one("#add-path", Input).focus()
+
+    def action_fetch(self) -> None:
+        """Papers from Europe PMC by DOI / PMID / PMCID or a search (evtui/tui/screens/fetch.py)."""
+        if self.refused_read_only("add papers"):
+            return
+        from evtui.tui.screens.fetch import FetchScreen
+
+        self.app.push_screen(FetchScreen(), lambda landed: self.action_reload() if landed else None)
 
     @on(Input.Submitted, "#add-path")
     def add(self, event: Input.Submitted) -> None:
