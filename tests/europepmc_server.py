@@ -7,7 +7,8 @@ and the `fullTextXML` of PMC12311175. An ID's search is answered as Europe PMC a
 with that ID's one record (hitCount 1), or the empty result. Nothing is invented: a "withdrawn" record is a recorded
 one whose pubTypeList says "Retracted Publication", as PubMed's records of retracted papers do.
 
-`faults` scripts HTTP errors for the next requests (status, Retry-After); `requests` records what the client sent.
+`faults` scripts HTTP errors for the next requests (status, Retry-After); `requests` records what the client sent;
+`delay`, `served_s` and `any_full_text` serve benchmarks/bench_fetch.py.
 """
 
 from __future__ import annotations
@@ -59,7 +60,9 @@ class EuropePMCServer:
         self.faults: list[tuple[int, str | None]] = []  # (status, Retry-After) for the next requests
         self.requests: list[dict[str, Any]] = []
         self.withdrawn: set[str] = set()  # PMIDs answered with pubType "Retracted Publication"
-        self.delay = 0.0  # seconds before each answer (the benchmark's recorded network time)
+        self.delay = 0.0  # seconds before each answer (the benchmark's stand-in for the network's time)
+        self.served_s = 0.0  # time spent answering, delay excluded (the benchmark subtracts it from the client's)
+        self.any_full_text = False  # the benchmark: every open-access hit answered with the recorded full text
         self._lock = threading.Lock()
         self.httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
@@ -73,6 +76,11 @@ class EuropePMCServer:
         m = re.fullmatch(r"/europepmc/webservices/rest/(PMC\d+)/fullTextXML", path)
         if m:
             data = FULL_TEXT.get(m.group(1))
+            if data is None and self.any_full_text:  # the recorded text under the asked paper's ids (a benchmark)
+                digits = m.group(1)[3:].encode()
+                data = (FULL_TEXT[OA_PMCID].replace(b">12311175<", b">" + digits + b"<")
+                        .replace(b">40739089<", b">" + digits + b"<")
+                        .replace(b">10.1038/s41392-025-02280-1<", b">10.9999/bench." + digits + b"<"))
             return (200, data, "application/xml") if data else (404, b"", "text/plain")
         if path != "/europepmc/webservices/rest/search":
             return 404, b"", "text/plain"
@@ -120,6 +128,7 @@ class EuropePMCServer:
                     server.requests.append({"path": parts.path, "query": query, "headers": dict(self.headers)})
                 if server.delay:
                     time.sleep(server.delay)
+                t0 = time.perf_counter()
                 fault = server._fault()
                 if fault is not None:
                     status, retry_after = fault
@@ -143,6 +152,8 @@ class EuropePMCServer:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+                with server._lock:
+                    server.served_s += time.perf_counter() - t0
 
         return Handler
 
