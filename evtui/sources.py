@@ -71,7 +71,7 @@ def show_document(lib: Any, paper_id: str) -> dict[str, Any]:
     return {
         "paper": {"id": paper.id, "title": paper.title, "authors": paper.authors, "year": paper.year,
                   "doi": paper.doi, "source_format": paper.source_format, "source_path": paper.source_path,
-                  "journal": paper.journal, "pmid": paper.pmid, "pmcid": paper.pmcid,
+                  "journal": paper.journal, "pmid": paper.pmid, "pmcid": paper.pmcid, "licence": paper.licence,
                   "source": source_label(paper, info), "read": info},
         "sentences": sentences,
     }

@@ -136,6 +136,8 @@ def abstract_sentences(record: dict[str, Any]) -> list[ParsedSentence]:
 
 
 def load_europepmc(path: Path) -> Any:
+    if path.suffix.lower() == ".xml" and path.with_suffix(".json").is_file():
+        return  # a full text beside its record (a folder of them ingested whole): read with the record
     record = _json_object(path, "a Europe PMC record (one JSON object)")
     pid = paper_id(record)
     if pid is None:

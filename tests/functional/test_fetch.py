@@ -91,6 +91,18 @@ def test_a_removed_paper_comes_back_from_the_local_copy_without_a_network(
     assert rc == 0 and [f["paper_id"] for f in out["fetched"]] == [OA_PMCID] and out["fetched"][0]["full_text"]
 
 
+def test_the_fetched_papers_are_rebuilt_from_the_data_home_by_ingest(srv: EuropePMCServer,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert len(_fetch(capsys, OA_PMCID, PMID_ONLY)[1]["fetched"]) == 2
+    assert main(["remove", OA_PMCID, f"PMID:{PMID_ONLY}"]) == 0
+    capsys.readouterr()
+    assert main(["ingest", "--format", "europepmc", str(load_config().home / "europepmc" / "papers"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["papers_added"] == 2 and report["errors"] == []
+    papers = _papers(capsys)
+    assert papers[OA_PMCID]["licence"] == "CC BY 4.0" and papers[f"PMID:{PMID_ONLY}"]["source_format"] == "europepmc"
+
+
 def _closed_port_url() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
