@@ -990,7 +990,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
         client = fetch.client_for(lib.config)
         try:
             if idents:
+                idents, known = fetch.held(lib, idents)  # held with its full text: no request at all
                 hits, not_found = fetch.lookup(client, idents)
+                not_found[:0] = known
             else:
                 hits, total = fetch.search(client, args.search, limit=args.limit, open_access=args.open_access,
                                            since=args.since)

@@ -23,13 +23,14 @@ from evtui.errors import EvtuiError
 from evtui.europepmc import Client, Ident, Refused, Unreachable, parse_id, write_atomic
 from evtui.ingest import europepmc as rec
 from evtui.library import IngestReport, Library, has_full_text
+from evtui.store import Store
 
 FETCH_DIR = "europepmc"
 SOURCE = "europepmc"
 MAX_LIMIT = 1000  # Europe PMC's largest page
 
-__all__ = ["Hit", "Outcome", "Refused", "Unreachable", "client_for", "download", "lookup", "papers_dir", "parse_ids",
-           "search", "store"]
+__all__ = ["Hit", "Outcome", "Refused", "Unreachable", "client_for", "download", "held", "lookup", "papers_dir",
+           "parse_ids", "search", "store"]
 
 
 def papers_dir(config: Config) -> Path:
@@ -134,6 +135,26 @@ def _parallel(client: Client, items: Sequence[Any], work: Callable[[Any], Any],
         return [f.result() for f in futures]
 
 
+def held(lib: Library, idents: Sequence[Ident], reader: Store | None = None
+         ) -> tuple[list[Ident], list[dict[str, str]]]:
+    """The IDs to look up, and those whose paper the library already holds with its full text: skipped without
+    asking the network (a paper held as metadata only is looked up: Europe PMC may have its full text now).
+    `reader`: a connection of this thread's own (the app's workers make theirs under its lock)."""
+    reader = reader or lib.store.cursor()
+    todo: list[Ident] = []
+    skipped: list[dict[str, str]] = []
+    for ident in idents:
+        value = ident.value.lower() if ident.kind == "doi" else ident.value
+        own_id = ident.value if ident.kind == "pmcid" else f"PMID:{ident.value}" if ident.kind == "pmid" else ""
+        other = own_id if own_id and reader.paper_states([own_id]) else \
+            reader.same_papers([(ident.kind, value)]).get((ident.kind, value))
+        if other is not None and has_full_text(reader.paper_infos([other]).get(other, {})):
+            skipped.append({"id": ident.given, "reason": f"already in the library as {other}"})
+        else:
+            todo.append(ident)
+    return todo, skipped
+
+
 def lookup(client: Client, idents: Sequence[Ident], *, cancelled: Callable[[], bool] | None = None
            ) -> tuple[list[Hit], list[dict[str, str]]]:
     """Each ID's record (the one whose PMCID / PMID / DOI is that ID); the IDs Europe PMC does not know, skipped."""
@@ -188,11 +209,10 @@ def stem(paper_id: str) -> str:
     return paper_id.replace(":", "-")
 
 
-def _stored_as(lib: Library, hit: Hit) -> tuple[str, bool] | None:
+def _stored_as(reader: Store, hit: Hit) -> tuple[str, bool] | None:
     """(id, has full text) of the paper already in the library with this record's id, PMCID, PMID or DOI."""
     keys = [(k, v) for k, v in (("pmcid", rec.pmcid_of(hit.record)), ("pmid", rec.pmid_of(hit.record)),
                                 ("doi", (rec.doi_of(hit.record) or "").lower())) if v]
-    reader = lib.store.cursor()
     pid = hit.paper_id or ""
     other = pid if reader.paper_states([pid]) else next(iter(reader.same_papers(keys).values()), None)
     if other is None:
@@ -201,10 +221,12 @@ def _stored_as(lib: Library, hit: Hit) -> tuple[str, bool] | None:
 
 
 def download(lib: Library, client: Client, hits: Sequence[Hit], *, cancelled: Callable[[], bool] | None = None,
-             on_hit: Callable[[Hit, str], None] | None = None) -> tuple[list[tuple[Hit, Path]], Outcome]:
+             on_hit: Callable[[Hit, str], None] | None = None, reader: Store | None = None
+             ) -> tuple[list[tuple[Hit, Path]], Outcome]:
     """Each hit's files under papers_dir (its record, and its full text where open access), except those the
     library holds already as well as Europe PMC could give them, those withdrawn, and those without an id."""
     out = Outcome()
+    reader = reader or lib.store.cursor()
     folder = papers_dir(lib.config)
     todo: list[Hit] = []
     for hit in hits:
@@ -214,7 +236,7 @@ def download(lib: Library, client: Client, hits: Sequence[Hit], *, cancelled: Ca
             out.skip(hit.name, "the Europe PMC record has no PMCID, PMID or DOI")
         elif why:
             out.skip(hit.name, f"withdrawn: Europe PMC lists it as a {why}; not added")
-        elif (held := _stored_as(lib, hit)) is not None and (held[1] or not hit.open_access):
+        elif (held := _stored_as(reader, hit)) is not None and (held[1] or not hit.open_access):
             out.skip(hit.name, f"already in the library as {held[0]}")
         else:
             todo.append(hit)
@@ -236,7 +258,7 @@ def download(lib: Library, client: Client, hits: Sequence[Hit], *, cancelled: Ca
 
 
 def store(lib: Library, files: Sequence[tuple[Hit, Path]], out: Outcome | None = None,
-          on_progress: Callable[[Any], None] | None = None) -> Outcome:
+          on_progress: Callable[[Any], None] | None = None, reader: Store | None = None) -> Outcome:
     """Ingest the fetched files as one run; each hit is then fetched (with its id, full text or not, licence) or
     skipped with ingest's reason (the same paper already stored, an unreadable answer)."""
     out = out or Outcome()
@@ -246,7 +268,7 @@ def store(lib: Library, files: Sequence[tuple[Hit, Path]], out: Outcome | None =
     out.report = report
     stored = set(report.stored)
     errors = {e.path: e.reason for e in report.errors}
-    reader = lib.store.cursor()
+    reader = reader or lib.store.cursor()
     for hit, path in files:
         pid = hit.paper_id or ""
         if pid in stored:
@@ -260,6 +282,6 @@ def store(lib: Library, files: Sequence[tuple[Hit, Path]], out: Outcome | None =
         if reason:
             out.skip(hit.name, reason)
             continue
-        held = _stored_as(lib, hit)
+        held = _stored_as(reader, hit)
         out.skip(hit.name, f"already in the library as {held[0] if held else pid}")
     return out

@@ -80,6 +80,8 @@ def test_fetching_twice_adds_nothing_and_sends_nothing(srv: EuropePMCServer,
     assert [s["reason"] for s in out["skipped"]] == [f"already in the library as {OA_PMCID}",
                                                      f"already in the library as PMID:{PMID_ONLY}"]
     assert len(srv.requests) == sent and len(_papers(capsys)) == 2
+    rc, out = _fetch(capsys, OA_DOI, "PMID:40739089")  # the same paper by its DOI and its PMID: held, not asked
+    assert rc == 0 and out["fetched"] == [] and len(out["skipped"]) == 2 and len(srv.requests) == sent
 
 
 def test_a_removed_paper_comes_back_from_the_local_copy_without_a_network(

@@ -168,7 +168,7 @@ class FetchScreen(ModalScreen[int]):
     # -- fetching ----------------------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="fetch")
     def fetch_worker(self, idents: list[Any], hits: list[Any]) -> None:
-        from evtui.fetch import client_for, download, lookup, store
+        from evtui.fetch import client_for, download, held, lookup, store
 
         lib = self.library
         worker = get_current_worker()
@@ -179,9 +179,13 @@ class FetchScreen(ModalScreen[int]):
 
         try:
             client = client_for(lib.config)
+            with self.app.db_lock:  # type: ignore[attr-defined]  # the store's connection is a search's meanwhile
+                reader = lib.store.cursor()
             skipped: list[dict[str, str]] = []
             if idents:
-                hits, skipped = lookup(client, idents, cancelled=stopping)
+                idents, skipped = held(lib, idents, reader)
+                hits, more = lookup(client, idents, cancelled=stopping)
+                skipped += more
             total = len(hits) + len(skipped)
             done = len(skipped)
             self.post_message(FetchLanded(done, total, [], skipped))
@@ -189,8 +193,8 @@ class FetchScreen(ModalScreen[int]):
                 for i in range(0, len(hits), CHUNK):
                     if stopping():
                         break
-                    files, out = download(lib, client, hits[i:i + CHUNK], cancelled=stopping)
-                    store(lib, files, out)
+                    files, out = download(lib, client, hits[i:i + CHUNK], cancelled=stopping, reader=reader)
+                    store(lib, files, out, reader=reader)
                     done += len(hits[i:i + CHUNK])
                     self.post_message(FetchLanded(done, total, out.fetched, out.skipped))
         except Exception as exc:  # noqa: BLE001 - offline, refused, a disk full: said in the dialog
