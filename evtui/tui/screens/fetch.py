@@ -71,6 +71,7 @@ class FetchScreen(ModalScreen[int]):
         self.hits: list[Any] = []
         self.running = False
         self.landed = 0
+        self.skipped = 0
         self._stop = threading.Event()
 
     def compose(self) -> ComposeResult:
@@ -78,9 +79,10 @@ class FetchScreen(ModalScreen[int]):
             yield Label("Fetch papers from Europe PMC", classes="dialog-title")
             yield Input(self.initial, placeholder="DOI, PMID:123 or PMC123 (several: spaces), or a search",
                         id="fetch-query")
-            yield DataTable(id="fetch-hits", cursor_type="row", zebra_stripes=True)
-            yield RunBar(id="fetch-bar", show_eta=False)
+            # the status and the bar above the hits: at 24 rows a list below them pushed them out of the dialog
             yield Static("enter: IDs are fetched at once, a search lists its hits first", id="fetch-status")
+            yield RunBar(id="fetch-bar", show_eta=False)
+            yield DataTable(id="fetch-hits", cursor_type="row", zebra_stripes=True)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -122,6 +124,7 @@ class FetchScreen(ModalScreen[int]):
 
     def _begin(self) -> None:
         self.running = True
+        self.skipped = 0
         self._stop.clear()
         bar = self.query_one("#fetch-bar", RunBar)
         bar.display = True
@@ -210,15 +213,18 @@ class FetchScreen(ModalScreen[int]):
         last = msg.fetched[-1]["title"] if msg.fetched else ""
         self.status(Text(f"{msg.done}/{msg.total} · {self.landed} added" + (f" · {plain(last)[:60]}" if last else "")
                          + " · esc cancels"))
-        for s in msg.skipped[:3]:
-            self.app.notify(f"{s['id']}: {s['reason']}", title="Not fetched", timeout=8)
+        for s in msg.skipped:  # the first few said one by one, the rest counted (a search's 20 hits: not 20 toasts)
+            if self.skipped < 3:
+                self.app.notify(f"{s['id']}: {s['reason']}", title="Not fetched", timeout=8)
+            self.skipped += 1
 
     def on_fetch_done(self, msg: FetchDone) -> None:
         self.running = False
         word = "cancelled" if msg.cancelled else "done"
         self.query_one("#fetch-bar", RunBar).finish(msg.seconds, word, complete=not msg.cancelled)
-        self.status(f"{self.landed} paper(s) added from Europe PMC" + (" (cancelled: those stay)" if msg.cancelled
-                                                                        else "") + " · esc closes")
+        skipped = f", {self.skipped} not fetched (the notes say why)" if self.skipped else ""
+        self.status(f"{self.landed} paper(s) added from Europe PMC{skipped}" +
+                    (" (cancelled: those stay)" if msg.cancelled else "") + " · esc closes")
 
     def on_fetch_failed(self, msg: FetchFailed) -> None:
         self.running = False
