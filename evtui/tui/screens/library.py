@@ -94,7 +94,8 @@ class LibraryScreen(EvtuiScreen):
         Binding("c", "cancel_embed", "Cancel embedding", id="library.cancel_embed"),
         Binding("ctrl+r", "reload", "Reload", id="library.reload"),
         Binding("z", "next_collection", "Collection", id="library.collection"),
-        Binding("g", "fetch", "Get from Europe PMC", id="library.fetch"),
+        # not in the key bar (full at 140 columns: Bench would fall off its end); the add field's hint names it
+        Binding("g", "fetch", "Get papers from Europe PMC", show=False, id="library.fetch"),
     ]
 
     def __init__(self) -> None:
@@ -116,7 +117,7 @@ class LibraryScreen(EvtuiScreen):
         yield Header()
         yield Static(id="library-stats")
         with Horizontal(id="add-row"):
-            yield Input(placeholder="file or folder to add (→ completes)", id="add-path",
+            yield Input(placeholder="file or folder to add (→ completes) · g: from Europe PMC", id="add-path",
                         suggester=PathSuggester())
             yield Input(placeholder="find: title or id (f)", id="find")
         with Vertical(id="ingest-row"):
