@@ -1014,6 +1014,85 @@ def _bench_runs_csv(lib: Any, runs: list[dict[str, Any]], path: str, *, items: b
     return 0
 
 
+def cmd_fetch(args: argparse.Namespace) -> int:
+    """Papers from Europe PMC (evtui/fetch.py): by ID at once, by --search after the hits are listed and confirmed."""
+    from evtui import fetch
+
+    if bool(args.ids) == bool(args.search):
+        raise EvtuiError("give IDs (DOI, PMID:123 or PMC123) or --search QUERY, not both" if args.ids else
+                         "give IDs to fetch (a DOI, PMID:123 or PMC123) or --search QUERY")
+    if not 1 <= args.limit <= fetch.MAX_LIMIT:
+        raise EvtuiError(f"--limit must be 1 to {fetch.MAX_LIMIT}, got {args.limit}")
+    if args.since is not None and not 1000 <= args.since <= 9999:
+        raise EvtuiError(f"--since must be a year such as 2015, got {args.since}")
+    idents = fetch.parse_ids(args.ids)  # a bad ID is refused before anything is asked of the network
+    with _open_library(args, demo=False) as lib:
+        client = fetch.client_for(lib.config)
+        try:
+            if idents:
+                idents, known = fetch.held(lib, idents)  # held with its full text: no request at all
+                hits, not_found = fetch.lookup(client, idents)
+                not_found[:0] = known
+            else:
+                hits, total = fetch.search(client, args.search, limit=args.limit, open_access=args.open_access,
+                                           since=args.since)
+                not_found = []
+                if not _fetch_confirmed(args, hits, total):
+                    if args.json:
+                        _emit_json({"fetched": [], "skipped": [], "hits": [h.row() for h in hits], "total": total})
+                    return 0
+            with _progress("Fetching", not args.json) as cb:
+                files, out = fetch.download(lib, client, hits)
+                out.skipped[:0] = not_found
+                fetch.store(lib, files, out, on_progress=cb)
+        except fetch.Unreachable as exc:  # nothing was stored: everything is fetched before anything is ingested
+            if args.json:
+                _emit_json({"error": str(exc)})
+            _say(f"[red]error:[/] {safe(str(exc))}")
+            return 1
+        except fetch.Refused as exc:
+            raise EvtuiError(str(exc)) from exc
+    if args.json:
+        _emit_json(out.to_json())
+    else:
+        for f in out.fetched:
+            text = "full text" if f["full_text"] else "abstract only"
+            licence = f" · {f['licence']}" if f["licence"] else ""
+            _say(f"[green]✓[/] {safe(f['paper_id'])}  {safe(f['title'][:90], oneline=True)} [dim]({text}{safe(licence)})[/]")
+        for k in out.skipped:
+            _say(f"[yellow]–[/] {safe(k['id'])}: {safe(k['reason'])}")
+        _say(f"{len(out.fetched)} fetched from Europe PMC, {len(out.skipped)} skipped "
+             f"[dim]({client.requests} request(s), {client.cached} from the local cache)[/]")
+    return 0 if out.fetched or not out.skipped or all(
+        k["reason"].startswith("already in the library") for k in out.skipped) else 1
+
+
+def _fetch_confirmed(args: argparse.Namespace, hits: Sequence[Any], total: int) -> bool:
+    """`fetch --search`: the hits listed (title, year, journal, open access), then fetched on a yes (--yes: always;
+    without a terminal to ask on, never: a script says --yes)."""
+    if not args.json or not args.yes:
+        table = Table(box=None, pad_edge=False)
+        for col in ("#", "year", "OA", "journal", "title"):
+            table.add_column(col, overflow="fold" if col == "title" else "ellipsis",
+                             no_wrap=col != "title", max_width=28 if col == "journal" else None)
+        for n, h in enumerate(hits, 1):
+            table.add_row(str(n), str(h.year or ""), "OA" if h.open_access else "", plain(h.journal or ""),
+                          plain(h.title))
+        shown = Console(stderr=args.json, emoji=False, highlight=False)
+        if hits:
+            shown.print(table)
+        _say(f"{len(hits)} of {total:,} hit(s) in Europe PMC for {safe(args.search)!r}")
+    if not hits:
+        return False
+    if args.yes:
+        return True
+    if not (sys.stdin.isatty() and err.is_terminal):
+        _say("[dim]nothing fetched: add --yes to fetch these[/]")
+        return False
+    answer = err.input(f"Fetch these {len(hits)} paper(s) into the library? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     with _open_library(args, demo=False) as lib:
         ids = list(dict.fromkeys(stored_paper_id(lib.store, pid) for pid in args.ids))  # " PMID:1" pasted
@@ -1607,6 +1686,15 @@ def build_parser() -> argparse.ArgumentParser:
                          description="open the terminal app (also what `evtui` alone does on a terminal)")
     tui.set_defaults(fn=cmd_tui)
     tui.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+    fe = add("fetch", cmd_fetch, "add papers from Europe PMC by DOI, PMID or PMCID, or by a search (full text where "
+                                 "open access)")
+    fe.add_argument("ids", nargs="*", metavar="ID", help="a DOI (10.1038/...), PMID:123 (or 123), or PMC123")
+    fe.add_argument("--search", metavar="QUERY", help="Europe PMC's own query syntax; the hits are listed first")
+    fe.add_argument("--limit", type=int, default=20, help="with --search: at most N hits (default 20)")
+    fe.add_argument("--open-access", action="store_true", help="with --search: only open-access papers (full text)")
+    fe.add_argument("--since", type=int, metavar="YEAR", help="with --search: published in YEAR or later")
+    fe.add_argument("--yes", action="store_true", help="with --search: fetch the hits without asking")
 
     r = add("remove", cmd_remove, "remove papers from the library")
     r.add_argument("ids", nargs="+", metavar="PAPER_ID", help="paper ids as `evtui papers` lists them")

@@ -44,6 +44,10 @@ class Config:
     db_memory: str = "1GB"
     # The full-text tier (evtui/backend.py): "tantivy", the in-process index in the data home (docs/scale.md).
     search_backend: str = "tantivy"
+    # `evtui fetch` (Europe PMC): the e-mail its User-Agent gives the service, as its terms ask of clients, and the
+    # service's address (a mirror, or a local server in tests).
+    contact_email: str = ""
+    europepmc_url: str = "https://www.ebi.ac.uk/europepmc/webservices/rest/"
     source: str = "defaults"
     # What load_config found questionable but not fatal (unknown keys): said once on stderr, kept for the app.
     warnings: list[str] = field(default_factory=list)
@@ -63,7 +67,7 @@ class Config:
     def own_paths(self) -> list[Path]:
         """What evtui keeps in the data home (database, indexes, caches, runs, the app's notes): never a paper, when
         a user ingests a folder that holds the home. Other files a user keeps beside them are theirs."""
-        names = ("index", "index-papers", "cache", "bench", "inbox", "owner.json", "tui-state.json")
+        names = ("index", "index-papers", "cache", "bench", "inbox", "europepmc", "owner.json", "tui-state.json")
         return [self.home / n for n in names] + sorted(self.home.glob("library.duckdb*"))
 
 

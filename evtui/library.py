@@ -69,7 +69,7 @@ def identity_keys(p: ParsedPaper) -> list[tuple[str, str]]:
 TITLE_KEY_MIN = 30  # shorter titles ("Editorial", "Correspondence") name many papers
 # The formats of a researcher's own papers, whose titles are compared with the library's (a scan of every title per
 # batch); bulk corpora (PubTator, BioC, CORD, JSONL, EvidenceBench) are not: millions of papers, no preprints.
-TITLE_CHECKED = frozenset({"jats", "pdf", "bibtex", "ris", "csl-json", "zotero", "text"})
+TITLE_CHECKED = frozenset({"jats", "pdf", "bibtex", "ris", "csl-json", "zotero", "text", "europepmc"})
 
 
 def title_key(title: str) -> str | None:
@@ -98,7 +98,7 @@ REVISED_SENTENCE = 0.75
 MOVED_EDIT_KEPT = 0.5
 # Formats whose file holds one paper: reading that file again reads that paper again (an edited draft, a PDF
 # replaced by its published version), whatever id the new reading would make (Library._same_files).
-ONE_PAPER_FILES = frozenset({"text", "pdf", "jats", "cord"})
+ONE_PAPER_FILES = frozenset({"text", "pdf", "jats", "cord", "europepmc"})
 
 
 def file_derived(paper_id: str) -> bool:
@@ -1127,7 +1127,9 @@ class Library:
                 report.notes.append(f"{paper.source_path}: read through its reference entry as {paper.id}, which "
                                     f"replaces {other} (the same {'PDF' if key[0] == 'pdf' else 'file'} read bare)")
                 return None
-            if paper.source_format == "jats" and key[0] in ("doi", "pmcid", "pmid"):
+            # a publisher's JATS text (a file, or Europe PMC's full text) over a PDF reading
+            if (paper.source_format == "jats" or (paper.source_format == "europepmc" and has_full_text(paper.info))) \
+                    and key[0] in ("doi", "pmcid", "pmid"):
                 if fmt is None:
                     stored = self._writes().paper(other)
                     fmt = stored.source_format if stored is not None else ""

@@ -12,7 +12,7 @@ from evtui.models import Paper
 
 _LABELS = {"pdf": "PDF", "jats": "JATS", "bioc": "BioC", "pubtator": "PubTator", "cord": "CORD-19",
            "corpus-jsonl": "JSONL", "evidencebench": "EvidenceBench", "text": "text", "bibtex": "BibTeX",
-           "ris": "RIS", "csl-json": "CSL-JSON", "zotero": "Zotero"}
+           "ris": "RIS", "csl-json": "CSL-JSON", "zotero": "Zotero", "europepmc": "Europe PMC"}
 
 
 def source_label(p: Paper, info: dict[str, Any] | None) -> str:
@@ -71,7 +71,7 @@ def show_document(lib: Any, paper_id: str) -> dict[str, Any]:
     return {
         "paper": {"id": paper.id, "title": paper.title, "authors": paper.authors, "year": paper.year,
                   "doi": paper.doi, "source_format": paper.source_format, "source_path": paper.source_path,
-                  "journal": paper.journal, "pmid": paper.pmid, "pmcid": paper.pmcid,
+                  "journal": paper.journal, "pmid": paper.pmid, "pmcid": paper.pmcid, "licence": paper.licence,
                   "source": source_label(paper, info), "read": info},
         "sentences": sentences,
     }

@@ -21,7 +21,7 @@ __all__ = ["DOC_SKIPPED", "FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "OTHER_
            "iter_papers", "section_kind", "split_sentences"]
 
 FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text", "pdf",
-                            "bibtex", "ris", "csl-json", "zotero")
+                            "bibtex", "ris", "csl-json", "zotero", "europepmc")
 # Binary formats: never through the text checks (the loader checks them itself).
 _BINARY_FORMATS = frozenset({"pdf", "zotero"})
 # A folder's own documentation, by whole name ("README.md", "SOURCE.md", "LICENSE-MIT"), never by prefix: a paper
@@ -347,7 +347,10 @@ def iter_papers(path: Path, fmt: str = "auto") -> Iterator[ParsedPaper | IngestE
         except IngestError as exc:
             yield exc
             return
-    loader = loaders.LOADERS[fmt]
+    if fmt == "europepmc":  # its loader reads the JATS through loaders: registered here, not there
+        from evtui.ingest.europepmc import load_europepmc as loader
+    else:
+        loader = loaders.LOADERS[fmt]
     try:
         for item in loader(path):
             if isinstance(item, ParsedPaper):

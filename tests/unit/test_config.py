@@ -71,7 +71,7 @@ def test_unknown_keys_are_named_once_with_the_closest_key(tmp_path: Path, monkey
     cfg_file.write_text('foo = 1\n"source" = "x"\n')
     cfg = load_config()
     err = capsys.readouterr().err
-    assert "unknown key(s) ignored: 'foo', 'source'; the keys are db_memory, demo," in err and "judge," in err
+    assert "unknown key(s) ignored: 'foo', 'source'; the keys are contact_email, db_memory, demo," in err and "judge," in err
     assert cfg.source == str(cfg_file)
     cfg_file.write_text('k = 3\n[keymap]\n"app.quit" = "Q"\n')
     assert load_config().warnings == [] and capsys.readouterr().err == ""

@@ -1,5 +1,5 @@
 """The Library screen: the papers with their counts and sources; find one by title or id (`f`); add files or
-folders; remove a paper; embed the library for dense / hybrid search in the background (`m`, cancel with `c`),
+folders, or papers from Europe PMC (`g`); remove a paper; embed the library for dense / hybrid search in the background (`m`, cancel with `c`),
 searches running meanwhile."""
 
 from __future__ import annotations
@@ -94,6 +94,8 @@ class LibraryScreen(EvtuiScreen):
         Binding("c", "cancel_embed", "Cancel embedding", id="library.cancel_embed"),
         Binding("ctrl+r", "reload", "Reload", id="library.reload"),
         Binding("z", "next_collection", "Collection", id="library.collection"),
+        # not in the key bar (full at 140 columns: Bench would fall off its end); the add field's hint names it
+        Binding("g", "fetch", "Get papers from Europe PMC", show=False, id="library.fetch"),
     ]
 
     def __init__(self) -> None:
@@ -115,7 +117,7 @@ class LibraryScreen(EvtuiScreen):
         yield Header()
         yield Static(id="library-stats")
         with Horizontal(id="add-row"):
-            yield Input(placeholder="file or folder to add (→ completes)", id="add-path",
+            yield Input(placeholder="file or folder to add (→ completes) · g: from Europe PMC", id="add-path",
                         suggester=PathSuggester())
             yield Input(placeholder="find: title or id (f)", id="find")
         with Vertical(id="ingest-row"):
@@ -295,6 +297,14 @@ class LibraryScreen(EvtuiScreen):
         if self.refused_read_only("add papers"):
             return
         self.query_one("#add-path", Input).focus()
+
+    def action_fetch(self) -> None:
+        """Papers from Europe PMC by DOI / PMID / PMCID or a search (evtui/tui/screens/fetch.py)."""
+        if self.refused_read_only("add papers"):
+            return
+        from evtui.tui.screens.fetch import FetchScreen
+
+        self.app.push_screen(FetchScreen(), lambda landed: self.action_reload() if landed else None)
 
     @on(Input.Submitted, "#add-path")
     def add(self, event: Input.Submitted) -> None:

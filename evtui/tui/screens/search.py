@@ -70,6 +70,9 @@ def derive_terms(label: str, role: str, abbreviations: dict[str, str] | None = N
     return relation_terms(label) if role == "relation" else concept_variants(label, abbreviations)
 
 
+FEW_HITS = 3  # fewer matching sentences than this: the app offers a look in Europe PMC (ctrl+g)
+
+
 class SearchScreen(EvtuiScreen):
     FAILURE_TIMEOUT = 8
     BINDINGS = [
@@ -92,6 +95,7 @@ class SearchScreen(EvtuiScreen):
         Binding("escape", "close_detail", "Close detail", show=False, id="search.close_detail"),
         Binding("y", "copy", "Copy", id="search.copy"),
         Binding("u", "open_link", "Open DOI/PubMed", id="search.link"),
+        Binding("ctrl+g", "look_further", "Look further in Europe PMC", show=False, id="search.europepmc"),
         Binding("up", "history(-1)", "Earlier query", show=False, id="search.history_back"),
         Binding("down", "history(1)", "Later query", show=False, id="search.history_forward"),
     ]
@@ -422,6 +426,16 @@ class SearchScreen(EvtuiScreen):
             notes.display = True
         self.update_verdicts()
 
+    def action_look_further(self) -> None:
+        """The query, as a Europe PMC search (evtui/tui/screens/fetch.py): papers the library lacks."""
+        lib = self.evtui.library
+        if lib is None or lib.read_only:
+            self.notify("the library is read-only here: nothing can be added", title="Europe PMC", severity="warning")
+            return
+        from evtui.tui.screens.fetch import FetchScreen
+
+        self.app.push_screen(FetchScreen(self.query_one("#query", Input).value.strip()))
+
     def on_search_done(self, msg: SearchDone) -> None:
         self._searching = False
         same = self.result is not None and self.result.query.text == msg.result.query.text and msg.keep_row
@@ -457,6 +471,9 @@ class SearchScreen(EvtuiScreen):
         shown = f"{len(self.kept)} of {n}" if len(self.kept) != n else f"{n}"
         self.status(f"{shown} sentences · {msg.result.method} · {msg.seconds * 1000:.0f} ms{more}")
         self.show_notes(notes)
+        if n < FEW_HITS and not self.library_empty:  # the library may simply lack the papers: say where to look
+            self.notify(f"{n} matching sentence{'s' * (n != 1)} in your library: ctrl+g looks further in Europe PMC",
+                        title="Few hits", timeout=6)
         table = self.query_one(PagedTable)
         query = self.query_one("#query", Input)
         # the user typing the next query meanwhile keeps the query bar: moved to the results, the rest of their
