@@ -224,7 +224,12 @@ def judge_lines(judgment: Any, *, light: bool = False) -> Text:
 
 
 def default_dataset() -> Path | None:
-    """The EvidenceBench dev set beside the checkout (../shared), when there is one."""
+    """The bundled EvidenceBench dev set (data/bench, installed with evtui), else the one beside the checkout
+    (../shared), when there is one."""
+    from evtui.demo import bundled_bench
+
+    if (bundled := bundled_bench("evidencebench")) is not None:
+        return bundled
     rel = Path("..") / "shared" / "datasets" / "evidencebench" / "evidencebench_dev_set.json"
     repo = Path(__file__).resolve().parents[2]
     for cand in (Path.cwd() / rel, repo / rel):
