@@ -848,7 +848,15 @@ class SearchScreen(EvtuiScreen):
         sel = self.query_one("#method", Select)
         current = str(sel.value)
         sel.value = methods[(methods.index(current) + 1) % len(methods)] if current in methods else methods[0]
-        self.notify(f"ranking method: {sel.value}", title="Method", timeout=2)
+        # m changes what the ranks mean: say which method ranks now, and what it does (a 2 s "ranking method:
+        # evidential" went unseen, and the results changed order for no visible reason)
+        from evtui import methods as registry
+
+        m = registry.lookup(str(sel.value))
+        what = (m.help or m.description) if m is not None else ""
+        again = "; searching again" if self.result is not None else ""
+        self.notify(f"ranking method now {sel.value} (was {current}): {what}{again}. m: the next method",
+                    title="Method", timeout=6)
 
     def action_focus_filters(self) -> None:
         if self.has_class("narrow"):  # the filter row folds away on a narrow terminal: f opens and closes it
