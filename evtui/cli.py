@@ -29,6 +29,7 @@ from evtui.cli_flags import add_search_flags, search_request, shown_paper_id, st
 from evtui.errors import EvtuiError
 from evtui.render import plain, safe
 
+_beside_app: str | None = None  # the read-only note of a library opened beside the app, said on a refused write
 WIDE_TABLE = 110  # columns from which `search` gives the paper and section a column of their own
 WIDE_JUDGE = 140  # ... and from which `judge` gives the rationale and the paper columns of their own
 
@@ -163,7 +164,11 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
     cfg = _config(args)
     if reading:
         lib, note = open_reader(cfg)
-        if note and not getattr(args, "json", False):
+        global _beside_app
+        # Beside the app every command printed "read-only: the library is in use…": that note now comes with a
+        # refused write only (see run_command), where it says why; a data home that cannot be written is said.
+        _beside_app = note if note and note.startswith("read-only: the library is") else None
+        if note and not _beside_app and not getattr(args, "json", False):
             _say(f"[dim]{safe(note)}[/]")
     else:
         lib = Library(cfg)
@@ -385,13 +390,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     summary = read_summary(p["read"], len(doc["sentences"]))
     if summary:
         out.print(f"[dim]{safe(summary)}[/]")
+    kind_width = max((len(s["section_kind"]) for s in doc["sentences"]), default=0)
     for s in doc["sentences"]:
         if s["section_kind"] == "heading":
             out.print(f"\n[bold cyan]{safe(s['text'])}[/]")
         elif s["section_kind"] == "title":
             continue
         else:
-            out.print(f"[dim]{s['position']:>4} {s['section_kind'][:5]:<5}[/] {safe(s['text'])}")
+            # the whole section name ("methods", not "metho"), padded to the longest of the paper's
+            out.print(f"[dim]{s['position']:>4} {s['section_kind']:<{kind_width}}[/] {safe(s['text'])}")
     return 0
 
 
@@ -1605,6 +1612,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from evtui.access import read_only_refusal
 
         message = read_only_refusal(exc)  # a write tried on a library read beside the app
+        if message is not None and _beside_app and not getattr(args, "json", False):
+            _say(f"[dim]{safe(_beside_app)}[/]")
         if message is None:
             from evtui.repair import user_message
 

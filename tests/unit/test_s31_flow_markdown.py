@@ -9,7 +9,7 @@ from evtui.models import Paper
 
 
 def _item(pid: str, title: str, query: str) -> Selected:
-    # SciFact-like corpus abstracts: no authors, no year, so both papers' base keys are "anonassociation" and the
+    # SciFact-like corpus abstracts: no authors, no year, so both papers' base keys are "association" and the
     # keys differ only by hash letters: matching a heading to the References list by eye is where drafts went wrong.
     p = Paper(id=pid, title=title, authors=[], year=None, journal=None, doi=None, pmid=None, pmcid=None,
               licence=None, source_path="corpus.jsonl", source_format="corpus-jsonl", content_hash="h")
