@@ -223,6 +223,18 @@ def judge_lines(judgment: Any, *, light: bool = False) -> Text:
     return out
 
 
+def browser_available() -> bool:
+    """Whether `open_url` can show a page: a desktop (macOS, Windows, an X or Wayland display) or a browser the user
+    named ($BROWSER). Without them Python's webbrowser finds nothing, or a text browser that would take over the
+    app's terminal."""
+    import os
+    import sys
+
+    if sys.platform in ("darwin", "win32") or os.environ.get("BROWSER"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def default_dataset() -> Path | None:
     """The bundled EvidenceBench dev set (data/bench, installed with evtui), else the one beside the checkout
     (../shared), when there is one."""

@@ -25,7 +25,15 @@ from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
 from evtui.tui.base import EvtuiScreen, failure_reason, failure_text
-from evtui.tui.data import EMPTY_LIBRARY, judge_cell, judge_lines, light_theme, quoted, short
+from evtui.tui.data import (
+    EMPTY_LIBRARY,
+    browser_available,
+    judge_cell,
+    judge_lines,
+    light_theme,
+    quoted,
+    short,
+)
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
@@ -705,6 +713,11 @@ class SearchScreen(EvtuiScreen):
         if url is None:
             self.notify(f"{paper.id} has no DOI, PMID or PMC id", title="Link", severity="warning")
             return
+        if not browser_available():  # a server over SSH: open_url did nothing while "Opening …" was said
+            self.app.copy_to_clipboard(url)
+            self.notify(f"no web browser here: {url} (copied to the clipboard through the terminal, OSC 52)",
+                        title="Link", timeout=15)
+            return
         self.app.open_url(url)
         self.notify(url, title="Opening", timeout=4)
 
@@ -1015,7 +1028,15 @@ class SearchScreen(EvtuiScreen):
         # rows with no verdict of this judge (the automatic local verdicts do not stop an LLM run)
         todo = [e for e in evidence if getattr(self.judgments.get(e.sentence.id), "judge", None) != judge]
         if not todo:
-            self.notify("every result in view already has a verdict", title="Judge")
+            if judge == "local":  # say how to get more than the local verdicts
+                model = self.evtui.judge_model()
+                how = (f"choose \"judge: llm\" in the filter row (f) and press s again: {model} judges them"
+                       if model else "set judge_model (a litellm model, e.g. EVTUI_JUDGE_MODEL=gpt-4o-mini) and "
+                       "choose \"judge: llm\" in the filter row (f), then press s")
+                self.notify(f"every result in view already has a local verdict; to ask an LLM, {how}", title="Judge",
+                            timeout=10)
+            else:
+                self.notify("every result in view already has a verdict", title="Judge")
             return
         self.judge_pending.update(e.sentence.id for e in todo)
         if self.judge_failure:
