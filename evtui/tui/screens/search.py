@@ -49,6 +49,10 @@ DETAIL_DELAY = 0.06  # seconds the cursor rests before the detail pane follows i
 NARROW = 110  # below this width the detail pane hides until `d` (the sentence column keeps 40+ columns)
 STANCE_CYCLE: tuple[str | None, ...] = (None, "supports", "refutes", "neutral")
 NOTES_LINES = 3  # rows of the notes line at most (app.tcss #notes); longer ones end "… (all in the side pane: d)"
+# Below this height (24 rows) the header folds (no aspect chips, one notes row) and each result takes two rows at
+# most, the rest of its sentence cut with "…" (the detail pane, d, has it whole): 80×24 showed three results.
+SHORT = 30
+SHORT_ROW_LINES = 2
 AUTO_CHUNK = 8  # the automatic local judge posts its verdicts this many at a time (a new search cancels it)
 
 
@@ -115,6 +119,7 @@ class SearchScreen(EvtuiScreen):
         self._parse_timer: Timer | None = None
         self._searching = False
         self._rendered_width = 0
+        self._rendered_short = False  # whether the rows were folded for a short terminal (SHORT)
         self._detail_timer: Timer | None = None
         self.detail_wanted: bool | None = None  # None: the detail pane shows when the terminal is wide enough
         self.filters_open = False  # on a narrow terminal the filter row shows only after `f`
@@ -198,12 +203,14 @@ class SearchScreen(EvtuiScreen):
         self.notes_cut = False
         text = Text(notes, style="yellow")
         lines = text.wrap(self.app.console, width)
-        if len(lines) <= NOTES_LINES:
+        # one row on a short terminal while results need the room; all of them when they say why there are none
+        most = 1 if self.has_class("short") and self.result is not None and self.rows else NOTES_LINES
+        if len(lines) <= most:
             return text
         self.notes_cut = True
         more = " … (all in the side pane: d)"
-        words = " ".join(line.plain.strip() for line in lines[:NOTES_LINES]).split(" ")
-        while words and len(Text(" ".join(words) + more).wrap(self.app.console, width)) > NOTES_LINES:
+        words = " ".join(line.plain.strip() for line in lines[:most]).split(" ")
+        while words and len(Text(" ".join(words) + more).wrap(self.app.console, width)) > most:
             words.pop()
         # back to the end of the last clause a few words back, rather than leave "… risk”; 9 …"
         end = next((i for i in range(len(words) - 1, max(-1, len(words) - 8), -1) if words[i].endswith((";", ","))),
@@ -491,6 +498,7 @@ class SearchScreen(EvtuiScreen):
         width = table.size.width or (self.app.size.width if self.app.size.width < NARROW
                                      else max(60, self.app.size.width * 2 // 3))
         self._rendered_width = table.size.width
+        folded = self._rendered_short = self.has_class("short")
         # The rank only: rows are in the method's selection order, which is not score order; the score is in
         # the detail pane with what it means.
         fixed = {"#": 4, "judge": 5, "asp": max(3, len(aspects))}
@@ -512,10 +520,19 @@ class SearchScreen(EvtuiScreen):
                                        light=light))
             where = f"{short(e.title or e.sentence.paper_id, max(10, sentence_w - 24))} · " \
                     f"{short(e.sentence.section_title or e.sentence.section_kind, 20)}"
-            if sid not in self.group_heads or not self.grouped:
+            if (sid not in self.group_heads or not self.grouped) and not folded:
                 text.append("\n" + where, style="dim cyan")
             # the height from wrapping the sentence here: the table need not render every cell to measure it
-            height = len(text.wrap(console, sentence_w))
+            lines = text.wrap(console, sentence_w)
+            height = len(lines)
+            if folded and height > SHORT_ROW_LINES:  # two rows, the rest of the sentence in the detail pane
+                last = lines[SHORT_ROW_LINES - 1]
+                last.rstrip()
+                if last.cell_len >= sentence_w:
+                    last.right_crop(1)
+                last.append("…")
+                text = Text("\n").join(lines[:SHORT_ROW_LINES])
+                height = SHORT_ROW_LINES
             return ([
                 self.rank_cell(e, sid in selected, sid in elsewhere),
                 judge_cell(self.judgments.get(sid), sid in self.judge_pending, light=light),
@@ -629,6 +646,7 @@ class SearchScreen(EvtuiScreen):
         """Narrow terminals (80×24 up): the detail pane hides until `d`, and then takes the whole width."""
         narrow = self.app.size.width < NARROW
         self.set_class(narrow, "narrow")
+        self.set_class(self.app.size.height < SHORT, "short")
         show = self.detail_wanted if self.detail_wanted is not None else not narrow
         detail = self.query_one(TextPane)
         table = self.query_one(PagedTable)
@@ -757,7 +775,8 @@ class SearchScreen(EvtuiScreen):
 
     def _rerender_if_resized(self) -> None:
         table = self.query_one(PagedTable)
-        if table.size.width and table.size.width != self._rendered_width:
+        if table.size.width and (table.size.width != self._rendered_width or
+                                 self.has_class("short") != self._rendered_short):
             self.render_results(keep_row=table.cursor_row)
 
     @on(PagedTable.RowsAdded, "#results")
