@@ -37,6 +37,17 @@ LEVEL_COLORS_LIGHT: dict[int, str] = {
 STANCE_GLYPHS: dict[str, str] = {"supports": "▲", "refutes": "▼", "neutral": "●"}
 
 
+STANCE_STYLES: dict[str, str] = {"supports": "bold green", "refutes": "bold red", "neutral": "grey62"}
+
+
+def verdict_mark(verdict: Any | None) -> Text:
+    """▲ / ▼ / ● for a verdict's stance (a dict, as the selection holds it, or a Judgment); a dim · when not judged."""
+    stance = verdict.get("stance") if isinstance(verdict, dict) else getattr(verdict, "stance", None)
+    if stance in STANCE_GLYPHS:
+        return Text(STANCE_GLYPHS[stance], style=STANCE_STYLES[stance])
+    return Text("·", style="dim")
+
+
 def light_theme(app: Any) -> bool:
     """The app's theme is a light one: aspect colours come from the palette that reads on white (evtui.render)."""
     theme = getattr(app, "current_theme", None)
