@@ -947,8 +947,10 @@ class SearchScreen(EvtuiScreen):
         from evtui.tui.screens.reader import ReaderScreen
 
         hits = [x for x in self.result.evidence if x.sentence.paper_id == e.sentence.paper_id]
+        verdicts = {x.sentence.id: j for x in hits if (j := self.judgments.get(x.sentence.id)) is not None
+                    and getattr(j, "status", "ok") == "ok"}
         self.app.push_screen(ReaderScreen(e.sentence.paper_id, self.result.query, self.result.method, hits,
-                                          focus=e.sentence.id))
+                                          focus=e.sentence.id, verdicts=verdicts))
 
     def palette_changed(self) -> None:
         self.query_one(AspectBar).refresh(layout=True)
