@@ -29,10 +29,13 @@ from evtui.cli_flags import add_search_flags, search_request, shown_paper_id, st
 from evtui.errors import EvtuiError
 from evtui.render import json_text, plain, safe
 
+_beside_app: str | None = None  # the read-only note of a library opened beside the app, said on a refused write
 WIDE_TABLE = 110  # columns from which `search` gives the paper and section a column of their own
 WIDE_JUDGE = 140  # ... and from which `judge` gives the rationale and the paper columns of their own
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from evtui.bench.driver import Engine, ProgressFn
     from evtui.bench.runs import ItemResult
     from evtui.library import Library
@@ -161,7 +164,11 @@ def _open_library(args: argparse.Namespace, *, demo: bool = True, reading: bool 
     cfg = _config(args)
     if reading:
         lib, note = open_reader(cfg)
-        if note and not getattr(args, "json", False):
+        global _beside_app
+        # Beside the app every command printed "read-only: the library is in use…": that note now comes with a
+        # refused write only (see run_command), where it says why; a data home that cannot be written is said.
+        _beside_app = note if note and note.startswith("read-only: the library is") else None
+        if note and not _beside_app and not getattr(args, "json", False):
             _say(f"[dim]{safe(note)}[/]")
     else:
         lib = Library(cfg)
@@ -383,13 +390,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     summary = read_summary(p["read"], len(doc["sentences"]))
     if summary:
         out.print(f"[dim]{safe(summary)}[/]")
+    kind_width = max((len(s["section_kind"]) for s in doc["sentences"]), default=0)
     for s in doc["sentences"]:
         if s["section_kind"] == "heading":
             out.print(f"\n[bold cyan]{safe(s['text'])}[/]")
         elif s["section_kind"] == "title":
             continue
         else:
-            out.print(f"[dim]{s['position']:>4} {s['section_kind'][:5]:<5}[/] {safe(s['text'])}")
+            # the whole section name ("methods", not "metho"), padded to the longest of the paper's
+            out.print(f"[dim]{s['position']:>4} {s['section_kind']:<{kind_width}}[/] {safe(s['text'])}")
     return 0
 
 
@@ -677,7 +686,7 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     RunBook.check(resume=args.resume, save=not args.no_save)
     if args.limit is not None and args.limit < 1:
         raise EvtuiError(f"--limit must be at least 1, not {args.limit}")
-    data = Path(args.data)
+    data = Path(args.data) if args.data else _bundled_bench("evidencebench", "--data", args.json)
     load_items(data)  # a wrong file fails here, before any run is recorded
     tasks = list(TASKS) if args.task == "all" else [args.task]
     engine = _engine(args)
@@ -686,7 +695,7 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
         # Finished items are stored in batches at most STORE_EVERY seconds apart (readers work between them): a
         # killed sweep keeps all but its last seconds' work, a Ctrl-C all of it, and `--resume` finishes it.
         book = RunBook(lib, dataset_name(data), tasks, args.method,
-                       run_params(args.data, args.seed, _judge_opts(args), args.limit), save=not args.no_save,
+                       run_params(str(data), args.seed, _judge_opts(args), args.limit), save=not args.no_save,
                        resume=args.resume, say=_say_dim, share=True)
         for task in tasks:
             run_id, done = book.run_id(task), book.done(task)
@@ -729,6 +738,30 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
     if marked:
         _say(Text(IN_SAMPLE_NOTE, style=IN_SAMPLE_STYLE))
     return 0
+
+
+def _bundled_bench(what: str, flag: str, quiet: bool) -> Path:
+    """A bundled benchmark file (evtui.demo.bundled_bench) for a data flag left out, said on stderr."""
+    from evtui.demo import bundled_bench
+
+    path = bundled_bench(what)
+    if path is None:
+        raise EvtuiError(f"no bundled {what.split('-')[0]} data is installed here: give {flag} FILE")
+    if not quiet:
+        _say(f"[dim]{flag} left out: the bundled {safe(path.name)} ({safe(str(path.parent))})[/]")
+    return path
+
+
+def _bundled_scifact(args: argparse.Namespace) -> None:
+    """`bench scifact` without --claims / --corpus: the bundled train claims over the demo's SciFact abstracts."""
+    if args.bench_verb != "scifact":
+        if not args.corpus or not args.claims:
+            raise EvtuiError("--corpus and --claims are required for checkcovid (nothing of it is bundled)")
+        return
+    if not args.claims:
+        args.claims = str(_bundled_bench("scifact-claims", "--claims", args.json))
+    if not args.corpus:
+        args.corpus = str(_bundled_bench("scifact-corpus", "--corpus", args.json))
 
 
 def _engine(args: argparse.Namespace) -> Engine | None:
@@ -788,6 +821,7 @@ def cmd_bench_beir(args: argparse.Namespace) -> int:
     RunBook.check(resume=args.resume, save=not args.no_save)
     check_method(args.method)
     scifact = args.bench_verb == "scifact"
+    _bundled_scifact(args)
     task = "doc-retrieval" if scifact else "sentence+doc-retrieval"
     dataset = f"{'scifact' if scifact else 'check-covid'}:{Path(args.claims).name}"
     # What makes a run resumable as the same run (the stored parameters add timings at the end).
@@ -834,6 +868,7 @@ def _bench_scifact_verify(args: argparse.Namespace) -> int:
     from evtui.bench.driver import RunBook
 
     RunBook.check(resume=args.resume, save=not args.no_save)
+    _bundled_scifact(args)
     if args.method is not None:
         raise EvtuiError("--method goes with the retrieval task; --task verify finds papers with the verifier's own "
                          "pipeline")
@@ -1572,7 +1607,8 @@ def build_parser() -> argparse.ArgumentParser:
     eb = bsub.add_parser("evidencebench", help="EvidenceBench Aspect Recall (Wang et al., COLM 2025)",
                          description=eb_help)
     eb.set_defaults(fn=cmd_bench_evidencebench)
-    eb.add_argument("--data", required=True, help="EvidenceBench JSON (e.g. evidencebench_dev_set.json)")
+    eb.add_argument("--data", default=None, help="EvidenceBench JSON (e.g. evidencebench_dev_set.json; default: the "
+                    "bundled dev set, 37 items the ranker was trained on: in-sample)")
     eb.add_argument("--task", required=True, choices=("er-optimal", "er-10", "results-er-optimal", "results-er-5", "all"))
     eb.add_argument("--method", required=True,
                     help=_bench_method_help())
@@ -1597,10 +1633,12 @@ def build_parser() -> argparse.ArgumentParser:
         bb = bsub.add_parser(name, help=help_, description=help_)
         bb.set_defaults(fn=cmd_bench_beir)
         sf = name == "scifact"
-        bb.add_argument("--corpus", required=True, help=f"the {'corpus.jsonl' if sf else 'corpus.json'} "
-                        "(ingested once into its own bench library under the data home)")
-        bb.add_argument("--claims", required=True, help="SciFact claims (e.g. claims_train.jsonl)" if sf else
-                        "a claims file from train/ or dev/ (e.g. covidCheck_dev_composed+extracted.json)")
+        bb.add_argument("--corpus", default=None, help=f"the {'corpus.jsonl' if sf else 'corpus.json'} "
+                        "(ingested once into its own bench library under the data home)" +
+                        ("; default: the demo's 5,183 SciFact abstracts" if sf else "; required"))
+        bb.add_argument("--claims", default=None, help="SciFact claims (e.g. claims_train.jsonl; default: 200 "
+                        "bundled train claims, which the ranker and verifier were trained on: in-sample)" if sf else
+                        "a claims file from train/ or dev/ (e.g. covidCheck_dev_composed+extracted.json); required")
         bb.add_argument("--method", required=not sf,
                         help=_beir_method_help() + (" (retrieval task only)" if sf else ""))
         bb.add_argument("--seed", type=int, default=0, help="seed for the random method")
@@ -1765,6 +1803,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from evtui.access import read_only_refusal
 
         message = read_only_refusal(exc)  # a write tried on a library read beside the app
+        if message is not None and _beside_app and not getattr(args, "json", False):
+            _say(f"[dim]{safe(_beside_app)}[/]")
         if message is None:
             from evtui.repair import user_message
 

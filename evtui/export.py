@@ -476,14 +476,18 @@ def _surname(author: str) -> str:
 
 
 def base_key(p: Paper) -> str:
-    """surname + year + the title's first significant word ("uhl2019counting"); "anon" without an author."""
+    """surname + year + the title's first significant word ("uhl2019counting"); without an author, as Zotero
+    keys it, the title's first significant word + year ("longterm2019": "anonlongterm" told nothing); "anon" +
+    year when there is no title word either."""
     return _base_key(p.title, p.authors, p.year)
 
 
 def _base_key(title: str, authors: Sequence[str], year: int | None) -> str:
     surname = _surname(authors[0]) if authors else ""
     word = next((w for w in (_key_part(t) for t in title.split()) if w and w not in _KEY_STOPWORDS), "")
-    return (surname or "anon") + (str(year) if year else "") + word
+    if not surname:
+        return (word or "anon") + (str(year) if year else "")
+    return surname + (str(year) if year else "") + word
 
 
 def _id_letters(paper_id: str) -> str:

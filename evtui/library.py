@@ -1316,7 +1316,7 @@ class Library:
                                 f"and left the selection: {quoted}")
 
     def embed(self, on_progress: Callable[[int, int], None] | None = None,
-              on_papers: Callable[[int, int], None] | None = None) -> int:
+              on_papers: Callable[[int, int], None] | None = None, stop: Callable[[], bool] | None = None) -> int:
         """Embed every ready paper's title + abstract (`best`'s dense paper channel, `on_papers` reporting), then
         every searchable sentence, that lacks a current vector (what `evtui embed` does), through the writers'
         connection, so searches keep running meanwhile; chunks are committed as they finish, and an exception from
@@ -1326,8 +1326,8 @@ class Library:
 
         if not self.shared:  # this process holds DuckDB read-write anyway: one window
             with self._write_lock, self.rw():
-                ensure_paper_vectors(self, on_progress=on_papers, con=self._writes().con)
-                return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con)
+                ensure_paper_vectors(self, on_progress=on_papers, con=self._writes().con, stop=stop)
+                return ensure_embeddings(self, on_progress=on_progress, con=self._writes().con, stop=stop)
 
         # The app's library: read-write only while a chunk is stored, so `evtui search` or `stats` in another
         # terminal read meanwhile, and the app's own writers (a selection, a cached verdict) take turns with the
@@ -1342,8 +1342,8 @@ class Library:
             with self._write_lock, self.rw():
                 yield self._writes().con
 
-        ensure_paper_vectors(self, on_progress=on_papers, windows=(reading, writing))
-        return ensure_embeddings(self, on_progress=on_progress, windows=(reading, writing))
+        ensure_paper_vectors(self, on_progress=on_papers, windows=(reading, writing), stop=stop)
+        return ensure_embeddings(self, on_progress=on_progress, windows=(reading, writing), stop=stop)
 
     def remove(self, paper_ids: Sequence[str]) -> int:
         with self._write_lock, self.rw():

@@ -339,6 +339,25 @@ def stored_items(library: Library, run_id: str) -> dict[str, ItemResult]:
     return {r[0]: ItemResult(r[0], r[1], json.loads(r[2]), r[3] or 0.0) for r in rows}
 
 
+def stored_run(library: Library, dataset: str, task: str, method: str, params: Mapping[str, Any]
+               ) -> dict[str, Any] | None:
+    """The newest finished run with these very arguments, data file contents and code version (None when there is
+    none), as the sweep that made it reported it: the same sweep started again gives the same figures, and stored
+    each run a second time (the Runs tab listed bm25 twice)."""
+    con = library.store.con
+    if not con.execute("SELECT count(*) FROM information_schema.columns"
+                       " WHERE table_name = 'runs' AND column_name = 'resume_key'").fetchone()[0]:
+        return None
+    row = con.execute(
+        "SELECT id, dataset, task, method, n_items, n_skipped, metrics, per_item, seconds FROM runs"
+        " WHERE status = 'done' AND resume_key = ? AND code_version = ? ORDER BY created_at DESC, id LIMIT 1",
+        [resume_key(dataset, task, method, params), code_version()]).fetchone()
+    if row is None:
+        return None
+    return {**json.loads(row[6] or "{}"), "run_id": row[0], "dataset": row[1], "task": row[2], "method": row[3],
+            "n_items": row[4], "n_skipped": row[5], "per_item": json.loads(row[7] or "{}"), "seconds": row[8]}
+
+
 def run_per_item(library: Library, run_id: str) -> dict[str, float]:
     """A stored run's score per item ({} for an unknown run). Read-only: no table is created."""
     flush_items(library)

@@ -39,6 +39,17 @@ STANCE_GLYPHS: dict[str, str] = {"supports": "▲", "refutes": "▼", "neutral":
 LEAN_GLYPHS: dict[str, str] = {"supports": "△", "refutes": "▽"}
 
 
+STANCE_STYLES: dict[str, str] = {"supports": "bold green", "refutes": "bold red", "neutral": "grey62"}
+
+
+def verdict_mark(verdict: Any | None) -> Text:
+    """▲ / ▼ / ● for a verdict's stance (a dict, as the selection holds it, or a Judgment); a dim · when not judged."""
+    stance = verdict.get("stance") if isinstance(verdict, dict) else getattr(verdict, "stance", None)
+    if stance in STANCE_GLYPHS:
+        return Text(STANCE_GLYPHS[stance], style=STANCE_STYLES[stance])
+    return Text("·", style="dim")
+
+
 def light_theme(app: Any) -> bool:
     """The app's theme is a light one: aspect colours come from the palette that reads on white (evtui.render)."""
     theme = getattr(app, "current_theme", None)
@@ -231,8 +242,25 @@ def judge_lines(judgment: Any, *, light: bool = False) -> Text:
     return out
 
 
+def browser_available() -> bool:
+    """Whether `open_url` can show a page: a desktop (macOS, Windows, an X or Wayland display) or a browser the user
+    named ($BROWSER). Without them Python's webbrowser finds nothing, or a text browser that would take over the
+    app's terminal."""
+    import os
+    import sys
+
+    if sys.platform in ("darwin", "win32") or os.environ.get("BROWSER"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def default_dataset() -> Path | None:
-    """The EvidenceBench dev set beside the checkout (../shared), when there is one."""
+    """The bundled EvidenceBench dev set (data/bench, installed with evtui), else the one beside the checkout
+    (../shared), when there is one."""
+    from evtui.demo import bundled_bench
+
+    if (bundled := bundled_bench("evidencebench")) is not None:
+        return bundled
     rel = Path("..") / "shared" / "datasets" / "evidencebench" / "evidencebench_dev_set.json"
     repo = Path(__file__).resolve().parents[2]
     for cand in (Path.cwd() / rel, repo / rel):

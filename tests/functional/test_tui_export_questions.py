@@ -54,8 +54,8 @@ def test_export_list_groups_rows_by_question_and_moves_within_one(capsys: pytest
 
             # as the export lists them: the claim's two, then the ACE one, each group headed by its question
             assert rows() == [(a1, CLAIM), (a2, CLAIM), (c1, ACE)]
-            assert cell(0, 2).startswith(f"Q1 {CLAIM}\n") and cell(2, 2).startswith(f"Q2 {ACE}\n")
-            assert not cell(1, 2).startswith("Q")
+            assert cell(0, 3).startswith(f"Q1 {CLAIM}\n") and cell(2, 3).startswith(f"Q2 {ACE}\n")
+            assert not cell(1, 3).startswith("Q")  # (column 1: the verdict mark)
             assert [cell(r, 0).strip() for r in range(3)] == ["1", "2", "1"]  # as the preview's ### n.
             assert "2 questions" in str(export.query_one("#basket-title").render())
 

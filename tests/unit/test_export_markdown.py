@@ -68,7 +68,7 @@ def test_references_carry_the_bibtex_keys() -> None:
     md = to_markdown(items)
     keys = re.findall(r"@\w+\{([^,]+),", to_bibtex(items))
     refs = md.split("## References", 1)[1]
-    assert sorted(re.findall(r"^- `([a-z0-9]+)` ", refs, re.M)) == sorted(keys) == ["anonstatins", "lee2020c"]
+    assert sorted(re.findall(r"^- `([a-z0-9]+)` ", refs, re.M)) == sorted(keys) == ["lee2020c", "statins"]
     assert refs.count("\n- ") == 2  # one line per paper, however many of its sentences were picked
     assert "## References" not in to_markdown(items, references=False)
 
@@ -83,7 +83,7 @@ def test_the_footer_says_the_local_judge_is_offline() -> None:
 
 
 def _keyed_item(pid: str, title: str, query: str) -> Selected:
-    # SciFact-like corpus abstracts: no authors, no year, so both papers' base keys are "anonassociation" and the
+    # SciFact-like corpus abstracts: no authors, no year, so both papers' base keys are "association" and the
     # keys differ only by hash letters: matching a heading to the References list by eye is where drafts went wrong.
     p = Paper(id=pid, title=title, authors=[], year=None, journal=None, doi=None, pmid=None, pmcid=None,
               licence=None, source_path="corpus.jsonl", source_format="corpus-jsonl", content_hash="h")

@@ -32,7 +32,7 @@ from evtui.honest import in_part
 from evtui.outpaths import check_output
 from evtui.render import coverage_marker, plain
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import light_theme, short
+from evtui.tui.data import light_theme, short, verdict_mark
 from evtui.tui.screens.modals import ConfirmScreen
 from evtui.tui.suggest import PathSuggester
 from evtui.tui.widgets.keybar import KeyBar
@@ -50,9 +50,10 @@ def now() -> datetime:
 
 
 def preview_markdown(text: str) -> str:
-    """The Markdown as the preview shows it: the widget drops HTML, so each aspect tag (**aspirin**<sub>head</sub>,
-    which the file keeps) becomes a code span after a space: **aspirin** `head`."""
-    return _SUB.sub(lambda m: " `" + re.sub(r"\\(.)", r"\1", m.group(1)).replace("`", "'") + "`", text)
+    """The Markdown as the preview shows it: the widget drops HTML, and an aspect tag set inline (as a code span)
+    made the sentence read "aspirin head per day": the preview keeps the matches in bold and leaves the tags
+    (**aspirin**<sub>head</sub>) to the file."""
+    return _SUB.sub("", text)
 
 
 class BasketTable(DataTable[Any]):
@@ -166,10 +167,11 @@ class ExportScreen(EvtuiScreen):
                                      else self.app.size.width // 2 - 2)
         # paper ids whole where they fit in a quarter of the list (scifact:15648443 always), cut beyond
         paper_w = min(max(16, (width - 23) // 4), max([5, *map(len, papers)]))
-        # 4 columns with a cell's padding (1 each side), and room for a vertical scrollbar
-        sentence_w = max(20, width - (3 + 4 + paper_w) - 2 * 4 - 2)
+        # 5 columns with a cell's padding (1 each side), and room for a vertical scrollbar
+        sentence_w = max(20, width - (3 + 1 + 4 + paper_w) - 2 * 5 - 2)
         table.clear(columns=True)
         table.add_column("#", key="n", width=3)
+        table.add_column("v", key="verdict", width=1)  # ▲ ▼ ● where the user decides what to keep
         table.add_column("asp", key="asp", width=4)
         table.add_column("sentence", key="sentence", width=sentence_w)
         table.add_column("paper", key="paper", width=paper_w)
@@ -178,7 +180,7 @@ class ExportScreen(EvtuiScreen):
         for i, (it, paper) in enumerate(zip(self.items, papers, strict=True)):
             head = i == 0 or self.items[i - 1].query != it.query
             n = 1 if head else n + 1
-            cells: list[Text] = [Text(str(n)), coverage_marker(it.highlights, it.aspects,
+            cells: list[Text] = [Text(str(n)), verdict_mark(it.verdict), coverage_marker(it.highlights, it.aspects,
                                                                in_part(it.text, it.aspects),
                                                                light=light_theme(self.app)),
                                  Text(short(it.text, sentence_w)), Text(short(paper, paper_w), style="cyan")]
@@ -187,7 +189,7 @@ class ExportScreen(EvtuiScreen):
                 k = questions.index(it.query) + 1
                 label = Text.assemble((f"Q{k}", "bold reverse"), " ", (short(it.query, sentence_w - 4), "bold"))
                 # the question on a line above the sentence; the other cells' values on the sentence's line
-                cells = [label.append("\n").append_text(c) if c is cells[2] else Text("\n").append_text(c)
+                cells = [label.append("\n").append_text(c) if c is cells[3] else Text("\n").append_text(c)
                          for c in cells]
             table.add_row(*cells, key=f"{it.sentence_id}\x1f{it.query}",  # an item: (sentence, question)
                           height=2 if opens else 1)

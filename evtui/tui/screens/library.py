@@ -40,6 +40,7 @@ from evtui.tui.widgets.runbar import RunBar
 # useful columns go first (in this order) while the title would get fewer than TITLE_MIN columns (or a third).
 DROP_ORDER = ("source", "format", "year", "sentences")
 TITLE_MIN = 32
+ASK_EMBED_SECONDS = 30.0  # `m` asks first when embedding would take longer (the demo: ~13 min)
 
 
 def fit_columns(width: int, wanted: dict[str, int]) -> dict[str, int]:
@@ -400,6 +401,32 @@ class LibraryScreen(EvtuiScreen):
             self.notify(f"dense search needs {', '.join(missing_packages())}: pip install -e .", title="Embed",
                         severity="error")
             return
+        view = self.evtui.view
+        if view is None:
+            return
+        from evtui.bench.estimate import duration
+        from evtui.paper_vectors import pending
+
+        with self.evtui.db_gate:  # a count: well under a second on the demo
+            papers, sentences, seconds = pending(view.store.con)
+        if seconds < ASK_EMBED_SECONDS:  # nothing or little to do: at once
+            self.start_embedding()
+            return
+        body = Text()
+        body.append(f"{papers:,} papers and {sentences:,} sentences have no embedding yet: about "
+                    f"{duration(seconds)} (rough) of this machine's CPU.\n", style="bold")
+        body.append("Searches go on meanwhile; dense and hybrid use the embeddings as they land. c cancels at once "
+                    "(what is stored stays), m later resumes.")
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self.start_embedding()
+
+        self.app.push_screen(ConfirmScreen("Embed the whole library?", body, yes="Embed"), go)
+
+    def start_embedding(self) -> None:
+        if self.embedding:
+            return
         self.embedding = True
         self.refresh_bindings()
         self._stop_embedding.clear()
@@ -412,10 +439,12 @@ class LibraryScreen(EvtuiScreen):
     def action_cancel_embed(self) -> None:
         if self.embedding:
             self._stop_embedding.set()
-            self.query_one("#ingest-text", Static).update("cancelling after the current chunk…")
+            self.query_one("#ingest-text", Static).update("cancelling…")
 
     @work(thread=True, exclusive=True, group="embed")
     def embed_worker(self) -> None:
+        from evtui.embed import EmbedStopped
+
         app = self.evtui
         assert app.library is not None
         t0 = time.perf_counter()
@@ -443,8 +472,8 @@ class LibraryScreen(EvtuiScreen):
             try:
                 # The library's writer connection, chunk by chunk: searches go on with what is embedded so far.
                 with app.library_writer():
-                    n = app.library.embed(on_progress=progress, on_papers=papers)
-            except WorkCancelled:
+                    n = app.library.embed(on_progress=progress, on_papers=papers, stop=stopping)
+            except (WorkCancelled, EmbedStopped):  # stopped between two batches: the chunks stored are kept
                 self.post_message(EmbedFinished(seen[0], seen[1], True, time.perf_counter() - t0))
                 return
             self.post_message(EmbedFinished(n, seen[1], False, time.perf_counter() - t0))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,7 +16,7 @@ from evtui.export import READER_METHOD, display_names
 from evtui.models import Evidence, Paper, ParsedQuery, Sentence, Span
 from evtui.render import chip_style, highlight, plain, printable, safe_text
 from evtui.tui.base import EvtuiScreen
-from evtui.tui.data import flow, light_theme, quoted, short
+from evtui.tui.data import flow, light_theme, quoted, short, verdict_mark
 from evtui.tui.widgets.keybar import KeyBar
 
 
@@ -38,13 +40,15 @@ class ReaderScreen(EvtuiScreen):
     HELP_HIDES = frozenset({"select", "screen.copy_text"})
 
     def __init__(self, paper_id: str, parsed: ParsedQuery | None = None, method: str = "",
-                 hits: list[Evidence] | None = None, *, focus: str | None = None) -> None:
+                 hits: list[Evidence] | None = None, *, focus: str | None = None,
+                 verdicts: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.paper_id = paper_id
         self.parsed = parsed
         self.method = method
         self.ranked = {e.sentence.id: e for e in hits or []}
         self.focus_id = focus
+        self.verdicts = verdicts or {}  # sentence id -> the judge's verdict, marked ▲ ▼ ● beside its rank
         self.paper: Paper | None = None
         self.sentences: dict[str, Sentence] = {}
         self.spans: dict[str, list[Span]] = {}
@@ -155,8 +159,11 @@ class ReaderScreen(EvtuiScreen):
             mark.append(" ", style="bold green")  # styled as before: the reader snapshots keep their spacing
         if e is not None:
             mark.append(f"#{e.rank:<3}", style="bold reverse")
+        if self.verdicts:  # where the user decides what to keep: the verdict the results showed
+            mark.append(" ")
+            mark.append_text(verdict_mark(self.verdicts[s.id]) if s.id in self.verdicts else Text(" "))
         grid = Table.grid(padding=(0, 1, 0, 0))
-        grid.add_column(width=5, no_wrap=True)
+        grid.add_column(width=7 if self.verdicts else 5, no_wrap=True)
         grid.add_column(ratio=1)
         grid.add_row(mark, highlight(s.text, self.spans.get(s.id, []), aspects,
                                      base_style="bold" if s.section_kind == "title" else "", mono=self.app.no_color,

@@ -25,7 +25,15 @@ from evtui.models import SECTION_KINDS, Aspect, Evidence, ParsedQuery
 from evtui.render import coverage_marker, highlight
 from evtui.request import NO_FILTERS, Filters, SearchRequest
 from evtui.tui.base import EvtuiScreen, failure_reason, failure_text
-from evtui.tui.data import EMPTY_LIBRARY, judge_cell, judge_lines, light_theme, quoted, short
+from evtui.tui.data import (
+    EMPTY_LIBRARY,
+    browser_available,
+    judge_cell,
+    judge_lines,
+    light_theme,
+    quoted,
+    short,
+)
 from evtui.tui.messages import JudgeDone, JudgeEstimate, JudgeScored, SearchDone, WorkFailed
 from evtui.tui.screens.modals import AspectEditScreen, ConfirmScreen
 from evtui.tui.widgets import AspectBar, PagedTable, TextPane
@@ -41,6 +49,10 @@ DETAIL_DELAY = 0.06  # seconds the cursor rests before the detail pane follows i
 NARROW = 110  # below this width the detail pane hides until `d` (the sentence column keeps 40+ columns)
 STANCE_CYCLE: tuple[str | None, ...] = (None, "supports", "refutes", "neutral")
 NOTES_LINES = 3  # rows of the notes line at most (app.tcss #notes); longer ones end "… (all in the side pane: d)"
+# Below this height (24 rows) the header folds (no aspect chips, one notes row) and each result takes two rows at
+# most, the rest of its sentence cut with "…" (the detail pane, d, has it whole): 80×24 showed three results.
+SHORT = 30
+SHORT_ROW_LINES = 2
 AUTO_CHUNK = 8  # the automatic local judge posts its verdicts this many at a time (a new search cancels it)
 
 
@@ -111,6 +123,7 @@ class SearchScreen(EvtuiScreen):
         self._parse_timer: Timer | None = None
         self._searching = False
         self._rendered_width = 0
+        self._rendered_short = False  # whether the rows were folded for a short terminal (SHORT)
         self._detail_timer: Timer | None = None
         self.detail_wanted: bool | None = None  # None: the detail pane shows when the terminal is wide enough
         self.filters_open = False  # on a narrow terminal the filter row shows only after `f`
@@ -194,12 +207,14 @@ class SearchScreen(EvtuiScreen):
         self.notes_cut = False
         text = Text(notes, style="yellow")
         lines = text.wrap(self.app.console, width)
-        if len(lines) <= NOTES_LINES:
+        # one row on a short terminal while results need the room; all of them when they say why there are none
+        most = 1 if self.has_class("short") and self.result is not None and self.rows else NOTES_LINES
+        if len(lines) <= most:
             return text
         self.notes_cut = True
         more = " … (all in the side pane: d)"
-        words = " ".join(line.plain.strip() for line in lines[:NOTES_LINES]).split(" ")
-        while words and len(Text(" ".join(words) + more).wrap(self.app.console, width)) > NOTES_LINES:
+        words = " ".join(line.plain.strip() for line in lines[:most]).split(" ")
+        while words and len(Text(" ".join(words) + more).wrap(self.app.console, width)) > most:
             words.pop()
         # back to the end of the last clause a few words back, rather than leave "… risk”; 9 …"
         end = next((i for i in range(len(words) - 1, max(-1, len(words) - 8), -1) if words[i].endswith((";", ","))),
@@ -500,6 +515,7 @@ class SearchScreen(EvtuiScreen):
         width = table.size.width or (self.app.size.width if self.app.size.width < NARROW
                                      else max(60, self.app.size.width * 2 // 3))
         self._rendered_width = table.size.width
+        folded = self._rendered_short = self.has_class("short")
         # The rank only: rows are in the method's selection order, which is not score order; the score is in
         # the detail pane with what it means.
         fixed = {"#": 4, "judge": 5, "asp": max(3, len(aspects))}
@@ -521,10 +537,19 @@ class SearchScreen(EvtuiScreen):
                                        light=light))
             where = f"{short(e.title or e.sentence.paper_id, max(10, sentence_w - 24))} · " \
                     f"{short(e.sentence.section_title or e.sentence.section_kind, 20)}"
-            if sid not in self.group_heads or not self.grouped:
+            if (sid not in self.group_heads or not self.grouped) and not folded:
                 text.append("\n" + where, style="dim cyan")
             # the height from wrapping the sentence here: the table need not render every cell to measure it
-            height = len(text.wrap(console, sentence_w))
+            lines = text.wrap(console, sentence_w)
+            height = len(lines)
+            if folded and height > SHORT_ROW_LINES:  # two rows, the rest of the sentence in the detail pane
+                last = lines[SHORT_ROW_LINES - 1]
+                last.rstrip()
+                if last.cell_len >= sentence_w:
+                    last.right_crop(1)
+                last.append("…")
+                text = Text("\n").join(lines[:SHORT_ROW_LINES])
+                height = SHORT_ROW_LINES
             return ([
                 self.rank_cell(e, sid in selected, sid in elsewhere),
                 judge_cell(self.judgments.get(sid), sid in self.judge_pending, light=light),
@@ -638,6 +663,7 @@ class SearchScreen(EvtuiScreen):
         """Narrow terminals (80×24 up): the detail pane hides until `d`, and then takes the whole width."""
         narrow = self.app.size.width < NARROW
         self.set_class(narrow, "narrow")
+        self.set_class(self.app.size.height < SHORT, "short")
         show = self.detail_wanted if self.detail_wanted is not None else not narrow
         detail = self.query_one(TextPane)
         table = self.query_one(PagedTable)
@@ -722,6 +748,11 @@ class SearchScreen(EvtuiScreen):
         if url is None:
             self.notify(f"{paper.id} has no DOI, PMID or PMC id", title="Link", severity="warning")
             return
+        if not browser_available():  # a server over SSH: open_url did nothing while "Opening …" was said
+            self.app.copy_to_clipboard(url)
+            self.notify(f"no web browser here: {url} (copied to the clipboard through the terminal, OSC 52)",
+                        title="Link", timeout=15)
+            return
         self.app.open_url(url)
         self.notify(url, title="Opening", timeout=4)
 
@@ -761,7 +792,8 @@ class SearchScreen(EvtuiScreen):
 
     def _rerender_if_resized(self) -> None:
         table = self.query_one(PagedTable)
-        if table.size.width and table.size.width != self._rendered_width:
+        if table.size.width and (table.size.width != self._rendered_width or
+                                 self.has_class("short") != self._rendered_short):
             self.render_results(keep_row=table.cursor_row)
 
     @on(PagedTable.RowsAdded, "#results")
@@ -865,7 +897,15 @@ class SearchScreen(EvtuiScreen):
         sel = self.query_one("#method", Select)
         current = str(sel.value)
         sel.value = methods[(methods.index(current) + 1) % len(methods)] if current in methods else methods[0]
-        self.notify(f"ranking method: {sel.value}", title="Method", timeout=2)
+        # m changes what the ranks mean: say which method ranks now, and what it does (a 2 s "ranking method:
+        # evidential" went unseen, and the results changed order for no visible reason)
+        from evtui import methods as registry
+
+        m = registry.lookup(str(sel.value))
+        what = (m.help or m.description) if m is not None else ""
+        again = "; searching again" if self.result is not None else ""
+        self.notify(f"ranking method now {sel.value} (was {current}): {what}{again}. m: the next method",
+                    title="Method", timeout=6)
 
     def action_focus_filters(self) -> None:
         if self.has_class("narrow"):  # the filter row folds away on a narrow terminal: f opens and closes it
@@ -924,8 +964,10 @@ class SearchScreen(EvtuiScreen):
         from evtui.tui.screens.reader import ReaderScreen
 
         hits = [x for x in self.result.evidence if x.sentence.paper_id == e.sentence.paper_id]
+        verdicts = {x.sentence.id: j for x in hits if (j := self.judgments.get(x.sentence.id)) is not None
+                    and getattr(j, "status", "ok") == "ok"}
         self.app.push_screen(ReaderScreen(e.sentence.paper_id, self.result.query, self.result.method, hits,
-                                          focus=e.sentence.id))
+                                          focus=e.sentence.id, verdicts=verdicts))
 
     def palette_changed(self) -> None:
         self.query_one(AspectBar).refresh(layout=True)
@@ -1024,7 +1066,15 @@ class SearchScreen(EvtuiScreen):
         # rows with no verdict of this judge (the automatic local verdicts do not stop an LLM run)
         todo = [e for e in evidence if getattr(self.judgments.get(e.sentence.id), "judge", None) != judge]
         if not todo:
-            self.notify("every result in view already has a verdict", title="Judge")
+            if judge == "local":  # say how to get more than the local verdicts
+                model = self.evtui.judge_model()
+                how = (f"choose \"judge: llm\" in the filter row (f) and press s again: {model} judges them"
+                       if model else "set judge_model (a litellm model, e.g. EVTUI_JUDGE_MODEL=gpt-4o-mini) and "
+                       "choose \"judge: llm\" in the filter row (f), then press s")
+                self.notify(f"every result in view already has a local verdict; to ask an LLM, {how}", title="Judge",
+                            timeout=10)
+            else:
+                self.notify("every result in view already has a verdict", title="Judge")
             return
         self.judge_pending.update(e.sentence.id for e in todo)
         if self.judge_failure:

@@ -83,6 +83,7 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
         self._child: SweepChild | None = None  # the running sweep's process
         self.running = False
         self._start_pending = False
+        self._stored_rows: list[dict[str, Any]] = []  # runs of the sweep being started that are stored already
         self.sweep_started = 0.0
         self.results: dict[str, dict[str, Any]] = {}  # run id → result of this session's sweeps
         self.runs: list[dict[str, Any]] = []
@@ -173,8 +174,10 @@ class BenchScreen(SweepTab, RunsTab, ItemsTab):
         if ds is not None:
             dataset = self.query_one("#dataset", Input)
             dataset.value = str(ds)
-            # the file's name in sight, not only its folders: at 80 columns the field showed "/work/shared/datasets/"
-            self.call_after_refresh(lambda: dataset.scroll_to(x=dataset.max_scroll_x, animate=False))
+            # the file's name in sight, not only its folders: at 80 columns the field showed "/work/shared/datasets/",
+            # and with the view at the text's end (where the cursor goes) the name's first letters: "ncebench_dev_set"
+            self.call_after_refresh(lambda: dataset.scroll_to(
+                x=min(dataset.max_scroll_x, len(dataset.value) - len(ds.name)), animate=False))
         self.query_one("#bench-model", Input).value = self.evtui.judge_model() or ""
         methods = self.query_one("#methods", SelectionList)
         for m in quick_methods():  # no embedding, no LLM: seconds on the demo's dataset (BENCHMARKS.md)

@@ -286,6 +286,23 @@ class SweepTab(BenchTab):
         combos = [(t, m) for t in tasks for m in methods]
         self.llm_judge_for(methods)
         opts = self.judge_opts()
+        self._stored_rows = []
+        stored = self.stored_runs(data, combos, opts)
+        if stored:  # the same runs again would store the same figures twice: shown, not run again
+            combos = [c for c in combos if c not in stored]
+            self._stored_rows = list(stored.values())
+            self.notify(f"{len(stored)} run(s) of this sweep are stored already with the same data, arguments and "
+                        f"code: shown, not run again{'' if combos else ' (Runs (2) lists every run)'}",
+                        title="Bench", timeout=6)
+            if not combos:
+                table = self.query_one("#sweep-results", DataTable)
+                table.clear()
+                for r in self._stored_rows:
+                    self.post_message(SweepRunDone(r))
+                self._stored_rows = []
+                return
+            tasks = [t for t in tasks if any(c[0] == t for c in combos)]
+            methods = [m for m in methods if any(c[1] == m for c in combos)]
         judge = str(opts.get("judge", "llm"))
         llm = [m for m in methods if calls_llm(m, judge)]
         if llm:
@@ -298,6 +315,31 @@ class SweepTab(BenchTab):
             missing = dict.fromkeys(paper_sentences(items), 0) if built else {}
             self.run_or_confirm(estimate_cost(data, items, tasks, methods, judge, self.runs, missing), data,
                                 combos, len(items), opts)
+
+    def stored_runs(self, data: Path, combos: list[tuple[str, str]], opts: dict[str, Any]
+                    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """(task, method) -> the finished run this sweep would repeat (same data contents, arguments and code)."""
+        from evtui.bench.driver import stored_params
+        from evtui.bench.evidencebench import dataset_name, run_params
+        from evtui.bench.runs import stored_run
+
+        view = self.evtui.view
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        if view is None:
+            return out
+        try:
+            with self.evtui.db_gate:
+                for task, method in combos:
+                    judged = method in judge_methods()
+                    params = stored_params(run_params(data, 0, opts if judged else None))
+                    run = stored_run(view, dataset_name(data), task, method, params)  # type: ignore[arg-type]
+                    if run is not None:
+                        out[task, method] = {**run, "data": str(data), "seed": 0,
+                                             "judge_opts": opts if judged else {}}
+        except Exception as exc:  # noqa: BLE001 - a damaged runs table: the sweep runs them all, as before
+            self.notify(f"cannot read the stored runs: {exc}", title="Bench", severity="warning")
+            return {}
+        return out
 
     @on(SelectionList.SelectedChanged, "#methods")
     def methods_changed(self) -> None:
@@ -409,6 +451,9 @@ class SweepTab(BenchTab):
         # the table lists this sweep's runs (the Runs tab keeps every one): rows of the last sweep read as this one's
         self.query_one("#sweep-results", DataTable).clear()
         self.query_one("#sweep-legend", Static).display = False  # shown again by a run of this sweep that needs it
+        for r in self._stored_rows:  # this sweep's runs stored already (action_run): listed, not run again
+            self.post_message(SweepRunDone(r))
+        self._stored_rows = []
         self.running = True
         self.refresh_bindings()  # `c` cancels now
         self.sweep_started = time.monotonic()
