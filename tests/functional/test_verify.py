@@ -146,7 +146,9 @@ def test_a_full_text_papers_verdict_ignores_its_introduction(tmp_path: Path) -> 
         paper.write_text(_jats({"Introduction": intro, "Methods": methods, "Results": results,
                                 "Discussion": [r_cited]}))
         library.ingest([paper])
-        (p,) = verify_claim(library, claim, paper_ids=[pid], keep_probs=True).papers
+        # at paper thresholds low enough for both findings to be rationales (the shipped sentence thresholds are
+        # chosen for precision and may leave these as leans): the order is what is checked here
+        (p,) = verify_claim(library, claim, paper_ids=[pid], keep_probs=True, thresholds=(0.5, 0.5)).papers
         texts = [r.text for r in p.rationales]
         assert p.label == "SUPPORT" and texts[0] == results[0] and r_cited in texts
         # the same introduction in a short paper is read whole
@@ -207,7 +209,9 @@ def test_local_judge_takes_the_verifiers_stance(papers_library: Library) -> None
     out = LocalJudge(papers_library).judge(parsed, res.evidence)
     by_text = {e.sentence.text: j for e, j in zip(res.evidence, out, strict=True)}
     j = by_text["Regular aspirin use reduced the incidence of colorectal cancer in a large cohort."]
-    assert j.stance == "supports" and "support" in j.rationale
+    # a side where the verifier clears its precision threshold, else a lean the same way: never the other side
+    assert (j.stance == "supports" and "support" in j.rationale) or \
+        (j.stance == "neutral" and j.lean == "supports" and "leans to supporting" in j.rationale)
     assert "+evtui-verifier-" in j.model
 
 
