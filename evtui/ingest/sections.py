@@ -82,6 +82,28 @@ def back_matter(text: str, section_title: str | None = "") -> str:
     return ""
 
 
+# Keywords, trial registration, funding, conflict-of-interest and acknowledgement lines are the paper's metadata,
+# not its text: read as abstract sentences they share a claim's words ("Keywords: randomised trial; older adults"
+# was #9 of a paper's sentences for a trial claim). Their own kind, not in SECTION_KINDS (the ranker's section
+# features were learned on those): rankers put them last, as they do caption titles.
+METADATA_KIND = "metadata"
+_KEYWORDS = re.compile(r"(?:key\s*-?\s*words?|index\s+terms|mesh\s+(?:terms|headings))\s*(?:[:—–]|\.\s|\s*$)"
+                       r"|(?-i:KEY\s*WORDS?|KEYWORDS?|INDEX TERMS)\b", re.I)
+
+
+def keywords_line(text: str) -> bool:
+    """A keywords line ("Keywords: randomised trial; older adults", "KEY WORDS depression, exercise")."""
+    return bool(_KEYWORDS.match(text.lstrip(" ([")))
+
+
+def metadata_line(text: str) -> str:
+    """What kind of metadata line a sentence is ("keywords", "a funding statement", ...), "" for a sentence of text:
+    by its own opening only (a finding in a funding section is left to the section)."""
+    if keywords_line(text):
+        return "keywords"
+    return back_matter(text)
+
+
 def flat_section_kind(title: str, previous: str) -> str:
     """Kind of a heading in a flat list of headings (no nesting): an unrecognised heading after a body section
     is almost always one of its subsections ("Clinical patterns of injury" under Results), so it inherits."""
