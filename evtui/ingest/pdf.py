@@ -24,7 +24,7 @@ from typing import Any
 
 from evtui.errors import IngestError
 from evtui.filehash import sha256_file
-from evtui.ingest.sections import CAPTION_KIND, CAPTION_LABEL, section_kind
+from evtui.ingest.sections import CAPTION_KIND, CAPTION_LABEL, mark_metadata, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -674,6 +674,7 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
     stats.citation_markers += sum(ln.cites for ln in lines)
     digest = hashlib.sha1(str(path).encode(), usedforsecurity=False).hexdigest()[:8]
     pid = f"doi:{doi}" if doi else f"pdf:{path.name.split('.')[0]}-{digest}"
+    mark_metadata(sents)
     paper = ParsedPaper(id=pid, title=title or path.stem, sentences=sents, authors=authors, year=year, doi=doi,
                         source_path=str(path))
     paper.info = {

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from evtui.models import ParsedSentence
 
 _RULES: list[tuple[str, re.Pattern[str]]] = [
     ("abstract", re.compile(r"^(abstract|summary of the article|graphical abstract)\b")),
@@ -102,6 +105,13 @@ def metadata_line(text: str) -> str:
     if keywords_line(text):
         return "keywords"
     return back_matter(text)
+
+
+def mark_metadata(sentences: Iterable[ParsedSentence]) -> None:
+    """Give the metadata lines among a paper's sentences (ParsedSentence) their own kind, in place."""
+    for s in sentences:
+        if not s.is_heading and s.section_kind not in ("title", CAPTION_KIND) and metadata_line(s.text):
+            s.section_kind = METADATA_KIND
 
 
 def flat_section_kind(title: str, previous: str) -> str:
