@@ -477,7 +477,7 @@ class BestRanker:
         )
         lifted: set[int] = set()
         if not pool.scoped and self.recall_floor > 0:
-            picked, lifted = self._floor(pool, picked, k)
+            picked, lifted = self._floor(pool, picked, k, skip=labels)
         out = [(i, float(scores[i])) for i in picked]
         for n, (i, score) in enumerate(out):  # a sentence the floor lifted is reported between its neighbours
             if i in lifted and n:
@@ -505,11 +505,12 @@ class BestRanker:
                  if wanted <= named(c.sentence.text, parsed.aspects, {sp.aspect for sp in c.spans})}
         return found if len(found) <= self.full_cover_few else set()
 
-    def _floor(self, pool: Pool, picked: list[int], k: int) -> tuple[list[int], set[int]]:
+    def _floor(self, pool: Pool, picked: list[int], k: int, skip: np.ndarray) -> tuple[list[int], set[int]]:
         """Plain BM25's top sentences (the aspect query's own order) each at rank <= factor x its BM25 rank; and
-        the candidates moved up to be there."""
+        the candidates moved up to be there. Caption titles and metadata lines (`skip`) keep their place last."""
         order = sorted((i for i, c in enumerate(pool.candidates) if c.bm25 > 0),
                        key=lambda i: -pool.candidates[i].bm25)[:self.recall_floor]
+        order = [i for i in order if not skip[i]]
         out = list(picked)
         moved: set[int] = set()
         for r, i in enumerate(order, 1):
