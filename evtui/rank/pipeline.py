@@ -74,10 +74,12 @@ _FINDING_LABEL = re.compile(r"^\s*(?:results?|findings|conclusions?|interpretati
 # RECALL_FLOOR_FACTOR x their BM25 rank: the paper prior and the model may reorder, not bury, what the words find.
 RECALL_FLOOR = 10
 RECALL_FLOOR_FACTOR = 2
-# Library-wide, when at most this many candidates name every concept of the query, the paper prior does not hold
-# them down: each gets the top paper's prior ("Vitamin D insufficiency … increase the risk of skeletal fractures",
-# the only sentence on both concepts, was rank 37 for "Vitamin D supplementation reduces fracture risk").
+# Library-wide, when at most this many candidates name every concept of the query, the paper prior does not bury
+# them: they are ranked in the first FULL_COVER_RANK (+1 for each more) whatever their paper's prior ("Vitamin D
+# insufficiency … increase the risk of skeletal fractures", the only sentence on both concepts, was rank 37 for
+# "Vitamin D supplementation reduces fracture risk").
 FULL_COVER_FEW = 3
+FULL_COVER_RANK = 3
 
 
 @dataclass
@@ -457,9 +459,7 @@ class BestRanker:
         if pool.papers and self.paper_weight > 0 and len(scores):
             # Across the library a sentence is better evidence when its paper as a whole is about the query.
             prior = paper_prior(pool.papers, self.paper_form)
-            lifted = self._full_cover(parsed, pool)
-            boost = self.paper_weight * np.array([1.0 if i in lifted else prior.get(c.sentence.paper_id, 0.0)
-                                                  for i, c in enumerate(pool.candidates)])
+            boost = self.paper_weight * np.array([prior.get(c.sentence.paper_id, 0.0) for c in pool.candidates])
             relevance = relevance + boost
             # Reported scores stay on the model's scale, and agree with the order.
             scores = scores + boost * spread
@@ -476,8 +476,9 @@ class BestRanker:
             aspect_weight=float(params.get("aspect_weight", 0.0)), redundancy=float(params.get("redundancy", 0.0)),
         )
         lifted: set[int] = set()
-        if not pool.scoped and self.recall_floor > 0:
-            picked, lifted = self._floor(pool, picked, k, skip=labels)
+        if not pool.scoped:
+            full = sorted(self._full_cover(parsed, pool), key=lambda i: -scores[i])
+            picked, lifted = self._floor(pool, picked, k, skip=labels, full=full)
         out = [(i, float(scores[i])) for i in picked]
         for n, (i, score) in enumerate(out):  # a sentence the floor lifted is reported between its neighbours
             if i in lifted and n:
@@ -505,16 +506,18 @@ class BestRanker:
                  if wanted <= named(c.sentence.text, parsed.aspects, {sp.aspect for sp in c.spans})}
         return found if len(found) <= self.full_cover_few else set()
 
-    def _floor(self, pool: Pool, picked: list[int], k: int, skip: np.ndarray) -> tuple[list[int], set[int]]:
-        """Plain BM25's top sentences (the aspect query's own order) each at rank <= factor x its BM25 rank; and
-        the candidates moved up to be there. Caption titles and metadata lines (`skip`) keep their place last."""
+    def _floor(self, pool: Pool, picked: list[int], k: int, skip: np.ndarray,
+               full: Sequence[int] = ()) -> tuple[list[int], set[int]]:
+        """Plain BM25's top sentences (the aspect query's own order) each at rank <= factor x its BM25 rank, the
+        few sentences that name every concept (`full`) in the first FULL_COVER_RANK; and the candidates moved up
+        to be there. Caption titles and metadata lines (`skip`) keep their place last."""
         order = sorted((i for i, c in enumerate(pool.candidates) if c.bm25 > 0),
                        key=lambda i: -pool.candidates[i].bm25)[:self.recall_floor]
-        order = [i for i in order if not skip[i]]
+        wanted = [(i, RECALL_FLOOR_FACTOR * r) for r, i in enumerate(order, 1) if not skip[i]]
+        wanted += [(i, FULL_COVER_RANK + n) for n, i in enumerate(full) if not skip[i]]
         out = list(picked)
         moved: set[int] = set()
-        for r, i in enumerate(order, 1):
-            limit = RECALL_FLOOR_FACTOR * r
+        for i, limit in sorted(wanted, key=lambda w: w[1]):
             if i in out[:limit] or limit > k:
                 continue
             if i in out:

