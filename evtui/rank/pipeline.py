@@ -480,9 +480,12 @@ class BestRanker:
             full = sorted(self._full_cover(parsed, pool), key=lambda i: -scores[i])
             picked, lifted = self._floor(pool, picked, k, skip=labels, full=full)
         out = [(i, float(scores[i])) for i in picked]
-        for n, (i, score) in enumerate(out):  # a sentence the floor lifted is reported between its neighbours
-            if i in lifted and n:
-                out[n] = (i, min(out[n - 1][1], max(score, out[n + 1][1] if n + 1 < len(out) else score)))
+        for n in range(len(out) - 1, 0, -1):  # a sentence the floor lifted is reported between its neighbours
+            i, score = out[n]
+            if i in lifted:
+                after = out[n + 1][1] if n + 1 < len(out) else score
+                before = next((sc for j, sc in reversed(out[:n]) if j not in lifted), max(score, after))
+                out[n] = (i, min(before, max(score, after)))
         return out
 
     @staticmethod
