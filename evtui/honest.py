@@ -16,6 +16,7 @@ of unrelated papers (benchmarks/bench_honest.py, BENCHMARKS.md "What the honest 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +24,7 @@ from importlib import resources
 
 from evtui.methods import is_semantic
 from evtui.models import Aspect, Evidence
+from evtui.query.highlight import find_spans
 from evtui.query.terms import (
     FILLER,
     PART_RE,
@@ -172,3 +174,79 @@ def honest(evidence: Sequence[Evidence], aspects: Sequence[Aspect], method: str,
     if out.hidden and (mentioned or partly):
         out.notes.append(f"{out.hidden} sentence(s) mentioning none of the concepts hidden")
     return out
+
+
+# -- the query's core concepts: what a sentence must name to be evidence on the query's relation ------------------
+# A sentence that opens on a pronoun or a demonstrative ("These findings …", "It reduced …") names its subject in
+# the sentence before; a structured abstract's label ("CONCLUSIONS", "Results:") comes first.
+_LABEL_OPENING = re.compile(r"^\s*(?:[A-Z][A-Z /&]{2,40}(?::|\s)|[A-Z][a-z]+(?:\s+[a-z]+)?\s*:)\s*")
+_PRONOUN_LED = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both|either|neither|the\s+latter|"
+                          r"the\s+former|the\s+(?:drug|treatment|intervention|therapy|agent|effect|association)s?)\b",
+                          re.I)
+# A finding stated in the negative or as null ("did not reduce", "was not associated with", "no effect on").
+NEGATED_RESULT = re.compile(r"\b(?:did not|does not|do not|was not|were not|is not|are not|has not|have not|"
+                            r"failed to|no significant|not significantly|no (?:association|effect|difference|"
+                            r"change|increase|decrease|reduction|benefit|correlation|relationship)|not associated|"
+                            r"unrelated to|neither)\b", re.I)
+
+
+def core_sides(aspects: Sequence[Aspect]) -> tuple[list[str], list[str]]:
+    """(subject ids, outcome ids): a triplet's head and tail; a claim's concepts before its first relation word and
+    those after it ("Vitamin D supplementation" | "fracture risk"). A claim with no relation word between two
+    concepts reads its first concept as the subject and the rest as outcomes; one concept alone has no outcome."""
+    heads = [a.id for a in aspects if a.role == "head"]
+    tails = [a.id for a in aspects if a.role == "tail"]
+    if heads or tails:
+        return heads, tails
+    wanted = [a for a in aspects if a.role != "relation"]
+    first_rel = next((n for n, a in enumerate(aspects) if a.role == "relation"), None)
+    if first_rel is not None:
+        before = [a.id for a in aspects[:first_rel] if a.role != "relation"]
+        after = [a.id for a in aspects[first_rel:] if a.role != "relation"]
+        if before and after:
+            return before, after
+    ids = [a.id for a in wanted]
+    return ids[:1], ids[1:]
+
+
+def named(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None) -> set[str]:
+    """The concepts `text` names: highlighted whole (`lit`: its highlights' aspects, found here when not given)
+    or mentioned in part."""
+    whole = set(lit) if lit is not None else {s.aspect for s in find_spans(text, aspects)}
+    ids = {a.id for a in concepts(aspects)}
+    return (whole & ids) | set(in_part(text, aspects, whole))
+
+
+def pronoun_led(text: str) -> bool:
+    """Whether the sentence opens (after any structured-abstract label) on a pronoun or demonstrative."""
+    return bool(_PRONOUN_LED.match(_LABEL_OPENING.sub("", text, count=1)))
+
+
+@dataclass(frozen=True)
+class Core:
+    """How much of the query's core a sentence names (its previous sentence lending the subject when it opens on
+    a pronoun)."""
+
+    subject: bool
+    outcome: bool
+    relation: bool  # a relation word of the query, or the finding stated in the negative
+    negated: bool
+
+    @property
+    def both(self) -> bool:
+        return self.subject and self.outcome
+
+
+def core_of(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None, previous: str = "") -> Core:
+    """`lit`: the aspects the sentence's highlights cover (found here when not given)."""
+    if lit is None:
+        lit = {s.aspect for s in find_spans(text, aspects)}
+    subj, outc = core_sides(aspects)
+    have = named(text, aspects, lit)
+    if previous and pronoun_led(text):
+        have |= named(previous, aspects)
+    said = any(a.role == "relation" and a.id in lit for a in aspects)
+    neg = bool(NEGATED_RESULT.search(text))
+    return Core(subject=bool(set(subj) & have) or not subj, outcome=bool(set(outc) & have) or not outc,
+                relation=said or neg, negated=neg)
+

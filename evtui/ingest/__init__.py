@@ -13,7 +13,7 @@ from pathlib import Path
 
 from evtui.errors import IngestError
 from evtui.ingest.reader import MAX_FILE_BYTES, MAX_PAPER_SENTENCES, open_capped
-from evtui.ingest.sections import section_kind
+from evtui.ingest.sections import mark_metadata, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -410,6 +410,7 @@ def _checked(p: ParsedPaper, path: Path) -> ParsedPaper | IngestError:
         if not (type(s.section_title) is str and s.section_title.isascii()):
             s.section_title = _clean(s.section_title)
     _drop_nuls(p)
+    mark_metadata(p.sentences)  # keywords, registration and funding lines are no sentence of the abstract or body
     if len(p.title) > MAX_TITLE_CHARS:
         p.title = p.title[:MAX_TITLE_CHARS]
         p.notes.append(f"paper {p.id}: title cut to its first {MAX_TITLE_CHARS:,} characters")

@@ -24,7 +24,7 @@ from typing import Any
 
 from evtui.errors import IngestError
 from evtui.filehash import content_sha256
-from evtui.ingest.sections import CAPTION_KIND, CAPTION_LABEL, section_kind
+from evtui.ingest.sections import CAPTION_KIND, CAPTION_LABEL, mark_metadata, section_kind
 from evtui.ingest.splitter import split_sentences
 from evtui.models import ParsedPaper, ParsedSentence
 
@@ -32,7 +32,7 @@ MAX_PAGES = 500  # a book, a thesis or a proceedings volume is not one paper: re
 MAX_PDF_BYTES = 256 * 1024 * 1024
 # The PDF reader's version, stored with each paper read (info "reader"): an unchanged file already read by this
 # version is not parsed again (evtui.library). Bump it when a change to this module changes what a PDF reads as.
-PDF_READER = "3"
+PDF_READER = "4"
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
               "\ufb06": "st", "\u00ad": "", "\u0002": "-", "\ufffe": "-"}
 _LIG_RE = re.compile("[\ufb00-\ufb06\u00ad\u0002\ufffe]")  # U+FFFE: pdfium's mark for a line-end hyphen
@@ -542,9 +542,20 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
             block = [ln] if ln is not None else []
         front.clear()
 
+    held: list[_Line] = []  # small lines met in the abstract, kept or dropped by what follows them
+
+    def drop_held() -> None:
+        if held and _prose(" ".join(h.text for h in held)):
+            para.extend(held)
+        else:
+            stats.small_print_lines += len(held)
+        held.clear()
+
     prev: _Line | None = None
     for ln in lines:
         t = ln.text.strip()
+        if held and (in_refs or _is_heading(ln, body)):
+            drop_held()
         if in_refs:
             if CAPTION_LABEL.match(t):  # a float placed inside or after the reference list (LaTeX puts them at the end)
                 in_refs = False
@@ -627,9 +638,26 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
                 prev = ln
                 continue
         if ln.size < body * 0.85:
-            stats.small_print_lines += 1
+            if started and kind == "abstract" and not in_refs and not _FOOTNOTE.match(t) and not held and para \
+                    and _adjacent(para[-1], ln):
+                para.append(ln)  # the abstract's last line, set smaller
+            elif started and kind == "abstract" and not in_refs and not _FOOTNOTE.match(t) \
+                    and (not held or _adjacent(held[-1], ln)):
+                held.append(ln)  # the abstract's own line, or a footnote: the lines after it decide
+            else:
+                drop_held()
+                stats.small_print_lines += 1
             prev = ln
             continue
+        if held:
+            # Small lines of the abstract run into its text ("Background: … were" set smaller than the lines
+            # after it lost the abstract's opening in 2 of 3 typeset trial papers), or read as prose: they are the
+            # abstract; a lone small line apart from it is small print.
+            if _adjacent(held[-1], ln) or _prose(" ".join(h.text for h in held)):
+                para.extend(held)
+                held.clear()
+            else:
+                drop_held()
         if not started:
             front.append(ln)
             prev = ln
@@ -639,12 +667,14 @@ def _assemble(path: Path, pages: list[list[_Line]], first_all: list[_Line], meta
             para.clear()
         para.append(ln)
         prev = ln
+    drop_held()
     flush()
     if not started and front:  # a PDF without headings: its text is the paper
         emit(front, "", "other")
     stats.citation_markers += sum(ln.cites for ln in lines)
     digest = hashlib.sha1(str(path).encode(), usedforsecurity=False).hexdigest()[:8]
     pid = f"doi:{doi}" if doi else f"pdf:{path.name.split('.')[0]}-{digest}"
+    mark_metadata(sents)
     paper = ParsedPaper(id=pid, title=title or path.stem, sentences=sents, authors=authors, year=year, doi=doi,
                         source_path=str(path))
     paper.info = {
@@ -686,6 +716,21 @@ class _Levels:
                 self.top_kind = own
             return own
         return own if own != "other" else self.top_kind
+
+
+# A page's footnote or a first page's small print: a marker, an address, a licence, a date line.
+_FOOTNOTE = re.compile(r"^(?:[*†‡§¶#]|\d+\s*[A-Z][a-z]|©|\(c\)|e-?mail|correspond|received|accepted|published|"
+                       r"copyright|https?:|www\.|doi\b|open access|this (?:is an open|article is))", re.I)
+
+
+def _adjacent(prev: _Line, ln: _Line) -> bool:
+    """The next line of the same block: same page and column, one line's spacing below."""
+    return ln.page == prev.page and ln.col == prev.col and 0 < prev.y - ln.y < 1.8 * max(ln.size, prev.size)
+
+
+def _prose(text: str) -> bool:
+    """Sentences, not a label or a table's cells: at least 200 characters with two sentence ends."""
+    return len(text) >= 200 and len(re.findall(r"[a-z]{2}[.!?](\s|$)", text)) >= 2
 
 
 def _front_break(prev: _Line, ln: _Line) -> bool:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from evtui.models import ParsedSentence
 
 _RULES: list[tuple[str, re.Pattern[str]]] = [
     ("abstract", re.compile(r"^(abstract|summary of the article|graphical abstract)\b")),
@@ -80,6 +83,35 @@ def back_matter(text: str, section_title: str | None = "") -> str:
     if section_title and (m := _BACK_MATTER_TITLE.match(section_title)):
         return f"in the {m.group(0).strip()} section"
     return ""
+
+
+# Keywords, trial registration, funding, conflict-of-interest and acknowledgement lines are the paper's metadata,
+# not its text: read as abstract sentences they share a claim's words ("Keywords: randomised trial; older adults"
+# was #9 of a paper's sentences for a trial claim). Their own kind, not in SECTION_KINDS (the ranker's section
+# features were learned on those): rankers put them last, as they do caption titles.
+METADATA_KIND = "metadata"
+_KEYWORDS = re.compile(r"(?:key\s*-?\s*words?|index\s+terms|mesh\s+(?:terms|headings))\s*(?:[:—–]|\.\s|\s*$)"
+                       r"|(?-i:KEY\s*WORDS?|KEYWORDS?|INDEX TERMS)\b", re.I)
+
+
+def keywords_line(text: str) -> bool:
+    """A keywords line ("Keywords: randomised trial; older adults", "KEY WORDS depression, exercise")."""
+    return bool(_KEYWORDS.match(text.lstrip(" ([")))
+
+
+def metadata_line(text: str) -> str:
+    """What kind of metadata line a sentence is ("keywords", "a funding statement", ...), "" for a sentence of text:
+    by its own opening only (a finding in a funding section is left to the section)."""
+    if keywords_line(text):
+        return "keywords"
+    return back_matter(text)
+
+
+def mark_metadata(sentences: Iterable[ParsedSentence]) -> None:
+    """Give the metadata lines among a paper's sentences (ParsedSentence) their own kind, in place."""
+    for s in sentences:
+        if not s.is_heading and s.section_kind not in ("title", CAPTION_KIND) and metadata_line(s.text):
+            s.section_kind = METADATA_KIND
 
 
 def flat_section_kind(title: str, previous: str) -> str:

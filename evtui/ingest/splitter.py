@@ -13,6 +13,9 @@ ABBREVIATIONS = frozenset(
 _BOUNDARY = re.compile(r"([.!?])([\"'”’)\]]*)(\s+)(?=[\"'“‘(\[]?[A-Z0-9ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ])")
 
 _DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+# A caption's label alone ("Table 1.", "Figure 2.", "Supplementary Table S3.") opens its title: never a sentence.
+_LABEL_ONLY = re.compile(r"(?:fig\.?|figure|table|tab\.|supplementary\s+(?:figure|table)|scheme|box)\s*"
+                         r"S?[0-9IVX]+[a-z]?\.", re.I)
 
 
 def _is_abbrev(word: str) -> bool:
@@ -40,6 +43,8 @@ def split_sentences(text: str) -> list[str]:
             # paragraph full of abbreviations ("Fig. A Fig. B ...") quadratic. `para` has single spaces only.
             word = para[max(start, para.rfind(" ", start, dot) + 1):dot]
             if m.group(1) == "." and not m.group(2) and word and _is_abbrev(word):
+                continue
+            if m.group(1) == "." and _LABEL_ONLY.fullmatch(para, start, m.end(1)):
                 continue
             sent = para[start:end].strip()
             if sent:

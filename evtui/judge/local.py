@@ -14,8 +14,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from evtui.honest import in_part
-from evtui.ingest.sections import back_matter
+from evtui.honest import core_of, core_sides, in_part
+from evtui.ingest.sections import back_matter, metadata_line
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
@@ -27,7 +27,7 @@ from evtui.request import Filters
 from evtui.verify.cues import asks, background_label, explain, non_significant, null_claim, plans, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-9"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-10"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
 # dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
 # concepts mentioned in part are named; 6: a non-significant result supports no claim of an effect, a significant
@@ -36,13 +36,30 @@ PROMPT_VERSION = "local-9"  # no prompt: the version of the feature/level mappin
 # asks a question; 8: funding, acknowledgement, conflict-of-interest and trial-registration statements are no
 # evidence at all, a structured abstract's aims, design, participants or outcome measures take no side, and its
 # background is at most "peripheral"; 9: the rationale's wording only, so that cached rationales are redone: an
-# agent noun ("ACE inhibitors") is no direction cue, and a citation is shown once and named ("Smith et al."))
+# agent noun ("ACE inhibitors") is no direction cue, and a citation is shown once and named ("Smith et al."); 10:
+# "primary" and "direct" need the query's core concepts named (subject and outcome), a sentence without its subject
+# is at most "peripheral", a finding stated in the negative on both is a result (at least "substantial"), and a
+# keywords line is no evidence at all)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
 # An abstract's BACKGROUND / CONTEXT sentence recounts what was known: 10 of SciFact's 633 such sentences are gold
 # rationales (1.6%, the rate of level 1) and none of EvidenceBench's 5; "Low vitamin D is associated with … risk of
 # fractures" from one was "direct" (100) for "Vitamin D may reduce fracture risk". Its side stays.
 BACKGROUND_MAX_LEVEL = 2
+# The rubric's own definitions: "primary" (4) is evidence on the query's core relation, which a sentence that does
+# not name both its subject and its outcome cannot give ("neither vitamin E nor C supplementation reduced the risk of
+# prostate cancer" was 80 for "Vitamin D supplementation reduces fracture risk"): at most "substantial", evidence on
+# one entity. Without the subject it matches only the relation or the outcome's words, and with the subject alone
+# ("32 women (26%) were on VD supplementation") it says nothing of the relation: at most "peripheral".
+NO_OUTCOME_MAX_LEVEL = 3
+NO_SUBJECT_MAX_LEVEL = 2
+# A finding on both, stated in the negative ("Metformin did not reduce the recurrence of colorectal adenomas"), is a
+# result the query's relation is tested by: never below "substantial" for want of effect words.
+NEGATED_MIN_LEVEL = 3
+# A claim's or a triplet's subject and outcome are its concepts on either side of the relation; a hypothesis
+# (EvidenceBench's, several clauses long) has no such two: with these rules its judged top 10's ROC-AUC fell from
+# 0.743 to 0.627 (benchmarks/bench_judge_levels.py), its gold sentences naming other parts of it.
+CORE_MODES = frozenset({"claim", "triplet"})
 
 
 def sentence_stance(claim: str, text: str, section_kind: str, sp: StanceProbs,
@@ -83,7 +100,8 @@ class LocalJudge:
             by_paper[e.sentence.paper_id].append(i)
         out: list[Judgment | None] = [None] * len(evidence)
         labels = {a.id: a.label for a in query.aspects}
-        stances = self._stances(query, evidence)
+        prevs = self.library.store.previous_texts([e.sentence.id for e in evidence]) if evidence else []
+        stances = self._stances(query, evidence, prevs)
         for paper, idxs in by_paper.items():
             pool = self.ranker.pool_for(query, Filters(paper=paper))
             row = {c.sentence.id: n for n, c in enumerate(pool.candidates)}
@@ -94,22 +112,29 @@ class LocalJudge:
                 if n is None:  # a heading or a sentence no longer in the library
                     out[i] = self._failed(e, "sentence is not a searchable sentence of its paper")
                     continue
-                out[i] = self._verdict(query, e, float(probs[n]), pool.x[n], labels, stances[i])
+                out[i] = self._verdict(query, e, float(probs[n]), pool.x[n], labels, stances[i], prevs[i])
         return [j for j in out if j is not None]
 
-    def _stances(self, query: ParsedQuery, evidence: list[Evidence]) -> list[StanceProbs]:
+    def _stances(self, query: ParsedQuery, evidence: list[Evidence], prevs: list[str]) -> list[StanceProbs]:
         """The verifier over every sentence (one pair per call), each with its previous sentence as context."""
         if no_claim(query):  # nothing asserted, nothing to read a side against (and no model call to wait for)
             return [StanceProbs(0.0, 0.0, 1.0, "neutral") for _ in evidence]
-        prevs = self.library.store.previous_texts([e.sentence.id for e in evidence])
         return self.verifier.verify(verifier_claim(query), [e.sentence.text for e in evidence], prevs)
 
     def _verdict(self, query: ParsedQuery, e: Evidence, p: float, x: np.ndarray,
-                 labels: dict[str, str], sp: StanceProbs) -> Judgment:
+                 labels: dict[str, str], sp: StanceProbs, previous: str = "") -> Judgment:
         bands = self.ranker.model.levels or [0.02, 0.10, 0.25, 0.50, 0.75]
         level = int(np.searchsorted(bands, p, side="right"))
         covered = sorted({h.aspect for h in e.highlights})
-        if kind := back_matter(e.sentence.text, e.sentence.section_title):
+        core = core_of(e.sentence.text, query.aspects, set(covered), previous)
+        if query.mode in CORE_MODES:
+            if core.both and core.negated and level > 0:
+                level = max(level, NEGATED_MIN_LEVEL)
+            if not core.subject or not (core.outcome or core.relation):  # the subject alone says nothing of it
+                level = min(level, NO_SUBJECT_MAX_LEVEL)
+            elif not core.outcome:
+                level = min(level, NO_OUTCOME_MAX_LEVEL)
+        if kind := (back_matter(e.sentence.text, e.sentence.section_title) or metadata_line(e.sentence.text)):
             return Judgment(
                 sentence_id=e.sentence.id, score=0, level=0, confidence=10, stance="neutral", aspects=covered,
                 rationale=f"{LEVELS[0].capitalize()}: {kind}, not a finding: never evidence; P(evidence) {p:.2f}.",
@@ -149,6 +174,15 @@ class LocalJudge:
             cues.append("mentions part of " + ", ".join(labels.get(a, a) for a in partly))
         if not covered and not partly:
             cues.append("matches none of the query's aspects")
+        subject, outcome = core_sides(query.aspects)
+        ruled = query.mode in CORE_MODES
+        if ruled and not core.subject:
+            cues.append(f"does not name {_either(subject, labels)}: no evidence on the query's relation")
+        elif ruled and not core.outcome:
+            cues.append(f"does not name {_either(outcome, labels)}: evidence on a part of the query at most"
+                        if core.relation else f"names {_either(subject, labels)} alone: no evidence on the relation")
+        elif ruled and core.negated and level >= NEGATED_MIN_LEVEL:
+            cues.append("states the relation in the negative")
         if f.get("sec_results") == 1.0:
             cues.append("in the results")
         elif f.get("sec_abstract") == 1.0:
@@ -173,3 +207,8 @@ class LocalJudge:
         return Judgment(sentence_id=e.sentence.id, score=0, level=0, confidence=0, stance="neutral", aspects=[],
                         rationale="", judge=self.name, model=self.model, prompt_version=self.prompt_version,
                         status="failed", error=reason)
+
+
+def _either(ids: list[str], labels: dict[str, str]) -> str:
+    names = [f"“{labels.get(a, a)}”" for a in ids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

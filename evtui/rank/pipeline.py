@@ -7,6 +7,7 @@ library the candidates are the BM25 pool plus, when the library is fully embedde
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,8 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evtui.backend import build_query
+from evtui.honest import core_of, named
 from evtui.index import Hit
-from evtui.ingest.sections import caption_title
+from evtui.ingest.sections import METADATA_KIND, caption_title
 from evtui.library import Library
 from evtui.models import ParsedQuery, Sentence
 from evtui.query import FILLER, PART_RE, STOPWORDS, Matcher, compile_matcher, stem
@@ -26,6 +28,7 @@ from evtui.rank.features import Candidate, featurize
 from evtui.rank.model import RankerModel, default_model
 from evtui.rank.select import normalise, select
 from evtui.request import Filters
+from evtui.verify.cues import background_label, plans
 
 if TYPE_CHECKING:
     from evtui.embed import Embedder
@@ -55,6 +58,28 @@ PULL_PER_PAPER = 3
 # other candidate and is shown only when nothing else is left. No benchmark library holds a caption (JATS and
 # SciFact/Check-COVID/EvidenceBench texts keep none), so this leaves their figures unchanged.
 CAPTION_TITLE_PENALTY = 3.0
+# Within a paper, a results or conclusions sentence that states the query's relation (its subject, its outcome and
+# a relation word, or the finding in the negative: "Conclusions: Metformin did not reduce the recurrence of
+# colorectal adenomas.") is the paper's answer: it goes before the methods, eligibility and keyword lines that share
+# the query's words ("Participants took metformin 500 mg …" ranked above it). The bonus is on the 0-1 relevance:
+# 0.3 leaves EvidenceBench dev's four tasks within 0.3 points of none (1.0 cost Result-ER@optimal 15 points: the
+# labels reward covering the hypothesis's parts, not its one answer).
+RELATION_BONUS = 0.3
+# Sections whose sentences report findings, and a structured abstract's findings by their label ("Conclusions:",
+# "RESULTS"): an unlabelled abstract sentence may be its background or aims (a bonus for those cost EvidenceBench's
+# Result-ER@5 0.8 points, benchmarks/bench_rank_rules.py).
+_FINDING_KINDS = frozenset({"results", "conclusion"})
+_FINDING_LABEL = re.compile(r"^\s*(?:results?|findings|conclusions?|interpretation)\b\s*[:.]?", re.I)
+# Library-wide, plain BM25's top RECALL_FLOOR sentences for the same words are never ranked by `best` below
+# RECALL_FLOOR_FACTOR x their BM25 rank: the paper prior and the model may reorder, not bury, what the words find.
+RECALL_FLOOR = 10
+RECALL_FLOOR_FACTOR = 2
+# Library-wide, when at most this many candidates name every concept of the query, the paper prior does not bury
+# them: they are ranked in the first FULL_COVER_RANK (+1 for each more) whatever their paper's prior ("Vitamin D
+# insufficiency … increase the risk of skeletal fractures", the only sentence on both concepts, was rank 37 for
+# "Vitamin D supplementation reduces fracture risk").
+FULL_COVER_FEW = 3
+FULL_COVER_RANK = 3
 
 
 @dataclass
@@ -146,6 +171,8 @@ class BestRanker:
         # The paper channel's settings (module constants; scripts/tune_paper_channel.py varies them).
         self.paper_weight, self.paper_form, self.paper_pull = PAPER_WEIGHT, PAPER_PRIOR, PAPER_PULL
         self.paper_dense_weight = PAPER_DENSE_WEIGHT
+        # The rank rules (module constants; benchmarks/bench_rank_rules.py sets them off to compare).
+        self.relation_bonus, self.recall_floor, self.full_cover_few = RELATION_BONUS, RECALL_FLOOR, FULL_COVER_FEW
 
     @property
     def model(self) -> RankerModel:
@@ -160,6 +187,8 @@ class BestRanker:
         other._qvec = self._qvec
         other.paper_weight, other.paper_form, other.paper_pull = self.paper_weight, self.paper_form, self.paper_pull
         other.paper_dense_weight = self.paper_dense_weight
+        other.relation_bonus, other.recall_floor = self.relation_bonus, self.recall_floor
+        other.full_cover_few = self.full_cover_few
         return other
 
     def _embedder_or_none(self) -> Embedder | None:
@@ -422,22 +451,80 @@ class BestRanker:
         bonus = float(params.get("abstract_bonus", 0.0)) if pool.scoped else 0.0
         is_abstract = np.array([c.sentence.section_kind == "abstract" for c in pool.candidates], dtype=np.float64)
         relevance = normalise(scores) + bonus * is_abstract
+        spread = (float(np.max(scores)) - float(np.min(scores)) or 1.0) if len(scores) else 1.0
+        if pool.scoped and self.relation_bonus > 0 and len(scores):
+            states = np.array([self._states_relation(parsed, c) for c in pool.candidates], dtype=np.float64)
+            relevance = relevance + self.relation_bonus * states
+            scores = scores + self.relation_bonus * states * spread
         if pool.papers and self.paper_weight > 0 and len(scores):
             # Across the library a sentence is better evidence when its paper as a whole is about the query.
             prior = paper_prior(pool.papers, self.paper_form)
             boost = self.paper_weight * np.array([prior.get(c.sentence.paper_id, 0.0) for c in pool.candidates])
             relevance = relevance + boost
             # Reported scores stay on the model's scale, and agree with the order.
-            scores = scores + boost * (float(np.max(scores)) - float(np.min(scores)))
+            scores = scores + boost * spread
         labels = np.array([caption_title(c.sentence.text, c.sentence.section_kind, c.sentence.section_title,
-                                         c.section_index) for c in pool.candidates], dtype=np.float64)
-        if labels.any():  # a caption's title line: after every other candidate, its reported score too
+                                         c.section_index) or c.sentence.section_kind == METADATA_KIND
+                           for c in pool.candidates], dtype=np.float64)
+        if labels.any():  # a caption's title line, a keywords or registration line: after every other candidate
             relevance = relevance - CAPTION_TITLE_PENALTY * labels
-            scores = scores - CAPTION_TITLE_PENALTY * labels * (float(np.max(scores)) - float(np.min(scores)) or 1.0)
+            scores = scores - CAPTION_TITLE_PENALTY * labels * spread
         picked = select(
             relevance, k,
             covered=[{sp.aspect for sp in c.spans} for c in pool.candidates], aspect_weights=weights,
             vectors=pool.vectors, texts=[c.sentence.text for c in pool.candidates],
             aspect_weight=float(params.get("aspect_weight", 0.0)), redundancy=float(params.get("redundancy", 0.0)),
         )
-        return [(i, float(scores[i])) for i in picked]
+        lifted: set[int] = set()
+        if not pool.scoped:
+            full = sorted(self._full_cover(parsed, pool), key=lambda i: -scores[i])
+            picked, lifted = self._floor(pool, picked, k, skip=labels, full=full)
+        out = [(i, float(scores[i])) for i in picked]
+        for n in range(len(out) - 1, 0, -1):  # a sentence the floor lifted is reported between its neighbours
+            i, score = out[n]
+            if i in lifted:
+                after = out[n + 1][1] if n + 1 < len(out) else score
+                before = next((sc for j, sc in reversed(out[:n]) if j not in lifted), max(score, after))
+                out[n] = (i, min(before, max(score, after)))
+        return out
+
+    @staticmethod
+    def _states_relation(parsed: ParsedQuery, c: Candidate) -> bool:
+        """A finding that names the query's subject and outcome and says how they relate (or that they do not)."""
+        s = c.sentence
+        finding = s.section_kind in _FINDING_KINDS or (s.section_kind == "abstract" and _FINDING_LABEL.match(s.text))
+        if not finding or plans(s.text) or background_label(s.text, s.section_kind):
+            return False
+        core = core_of(s.text, parsed.aspects, {sp.aspect for sp in c.spans})
+        return core.both and core.relation
+
+    def _full_cover(self, parsed: ParsedQuery, pool: Pool) -> set[int]:
+        """The candidates that name every concept of the query, when they are few (else the prior ranks them)."""
+        if self.full_cover_few <= 0:
+            return set()
+        wanted = {a.id for a in parsed.aspects if a.role != "relation"}
+        if len(wanted) < 2:
+            return set()
+        found = {i for i, c in enumerate(pool.candidates)
+                 if wanted <= named(c.sentence.text, parsed.aspects, {sp.aspect for sp in c.spans})}
+        return found if len(found) <= self.full_cover_few else set()
+
+    def _floor(self, pool: Pool, picked: list[int], k: int, skip: np.ndarray,
+               full: Sequence[int] = ()) -> tuple[list[int], set[int]]:
+        """Plain BM25's top sentences (the aspect query's own order) each at rank <= factor x its BM25 rank, the
+        few sentences that name every concept (`full`) in the first FULL_COVER_RANK; and the candidates moved up
+        to be there. Caption titles and metadata lines (`skip`) keep their place last."""
+        order = sorted((i for i, c in enumerate(pool.candidates) if c.bm25 > 0),
+                       key=lambda i: -pool.candidates[i].bm25)[:self.recall_floor]
+        wanted = [(i, RECALL_FLOOR_FACTOR * r) for r, i in enumerate(order, 1) if not skip[i]]
+        wanted += [(i, FULL_COVER_RANK + n) for n, i in enumerate(full) if not skip[i]]
+        out = list(picked)
+        moved: set[int] = set()
+        for i, limit in sorted(wanted, key=lambda w: w[1]):
+            if i in out[:limit] or limit > k:
+                continue
+            if i in out:
+                out.remove(i)
+            out.insert(min(limit, len(out) + 1) - 1, i)
+            moved.add(i)
+        return out[:k], moved
