@@ -685,6 +685,7 @@ class Library:
                 stubs: list[str] = []  # metadata-only papers that a full text of the same paper replaces
                 winner_of: dict[str, str] = {}  # stub -> the id of the paper that replaces it
                 held: dict[tuple[str, str], tuple[str, dict[str, Any], str]] = {}  # key -> (id, info, format) kept
+                batch_paths = {q.id: q.source_path for q, _h in batch}  # once per batch, not per paper
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
@@ -699,8 +700,7 @@ class Library:
                         continue
                     keys = keys_of.get(paper.id, []) if state is None else []
                     n_stubs = len(stubs)
-                    other = self._same_paper(paper, keys, found, held, stubs, report,
-                                             {q.id: q.source_path for q, _h in batch})
+                    other = self._same_paper(paper, keys, found, held, stubs, report, batch_paths)
                     if other:
                         continue
                     winner_of.update(dict.fromkeys(stubs[n_stubs:], paper.id))
