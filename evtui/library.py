@@ -687,6 +687,7 @@ class Library:
                 winner_of: dict[str, str] = {}  # stub -> the id of the paper that replaces it
                 held: dict[tuple[str, str], tuple[str, dict[str, Any], str]] = {}  # key -> (id, info, format) kept
                 kept = self._stronger_stored([p for p, h in batch if p.id in stored and stored[p.id][0] != h])
+                batch_paths = {q.id: q.source_path for q, _h in batch}  # once per batch, not per paper
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
@@ -710,8 +711,7 @@ class Library:
                         continue
                     keys = keys_of.get(paper.id, []) if state is None else []
                     n_stubs = len(stubs)
-                    other = self._same_paper(paper, keys, found, held, stubs, report,
-                                             {q.id: q.source_path for q, _h in batch},
+                    other = self._same_paper(paper, keys, found, held, stubs, report, batch_paths,
                                              {q.id: len(q.sentences) for q, _h in batch})
                     if other:
                         continue

@@ -8,6 +8,7 @@ Every statement is parameterised; bulk inserts go through Arrow for speed.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -18,14 +19,16 @@ import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 
 from evtui.errors import EvtuiError, LibraryLockedError
 from evtui.faults import crash_point
 from evtui.models import Paper, Sentence
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)""",
@@ -85,18 +88,34 @@ SELECTIONS_DDL = """CREATE TABLE IF NOT EXISTS selections (
 )"""
 _SELECTION_COLUMNS = "sentence_id, position, query, mode, aspects, highlights, method, score, added_at"
 
-_SENT_SCHEMA = pa.schema([
-    ("id", pa.string()), ("paper_id", pa.string()), ("position", pa.int32()), ("section_title", pa.string()),
-    ("section_kind", pa.string()), ("is_heading", pa.bool_()), ("text", pa.string()),
-])
 _PAPER_COLUMNS = ("id", "title", "authors", "year", "journal", "doi", "pmid", "pmcid", "licence", "source_path",
                   "source_format", "content_hash", "n_sentences")
-_PAPER_SCHEMA = pa.schema([
-    ("id", pa.string()), ("title", pa.string()), ("authors", pa.list_(pa.string())), ("year", pa.int32()),
-    ("journal", pa.string()), ("doi", pa.string()), ("pmid", pa.string()), ("pmcid", pa.string()),
-    ("licence", pa.string()), ("source_path", pa.string()), ("source_format", pa.string()),
-    ("content_hash", pa.string()), ("n_sentences", pa.int32()),
-])
+
+
+@functools.cache
+def _arrow_schemas() -> tuple[pa.Schema, pa.Schema]:
+    """(papers, sentences) as Arrow schemas; pyarrow (and numpy under it, ~0.1 s) is imported by the writes that
+    use it, so a search, which only reads, starts without it."""
+    import pyarrow as pa
+
+    sentences = pa.schema([
+        ("id", pa.string()), ("paper_id", pa.string()), ("position", pa.int32()), ("section_title", pa.string()),
+        ("section_kind", pa.string()), ("is_heading", pa.bool_()), ("text", pa.string()),
+    ])
+    papers = pa.schema([
+        ("id", pa.string()), ("title", pa.string()), ("authors", pa.list_(pa.string())), ("year", pa.int32()),
+        ("journal", pa.string()), ("doi", pa.string()), ("pmid", pa.string()), ("pmcid", pa.string()),
+        ("licence", pa.string()), ("source_path", pa.string()), ("source_format", pa.string()),
+        ("content_hash", pa.string()), ("n_sentences", pa.int32()),
+    ])
+    return papers, sentences
+
+
+def _id_table(ids: Sequence[str]) -> pa.Table:
+    import pyarrow as pa
+
+    return pa.table({"id": pa.array(list(ids), pa.string())})
+
 
 
 _SETTLE = 2.0  # seconds a reopen waits for the closed database to be released (see _reopen)
@@ -398,14 +417,17 @@ class Store:
                       infos: Sequence[tuple[str, str]] = ()) -> None:
         """Replace these papers' rows in one transaction and mark them pending (index not yet committed)."""
         ids = [p.id for p in papers]
+        import pyarrow as pa
+
         con = self.con
+        paper_schema, sentence_schema = _arrow_schemas()
         con.execute("BEGIN TRANSACTION")
         try:
             picked = self._selected_in(ids)
             self._delete_rows(ids)
             paper_table = pa.Table.from_pydict({
                 name: [getattr(p, name) for p in papers] for name in _PAPER_COLUMNS
-            }, schema=_PAPER_SCHEMA)
+            }, schema=paper_schema)
             con.register("_new_papers", paper_table)
             con.execute(f"INSERT INTO papers ({', '.join(_PAPER_COLUMNS)}, state)"
                         f" SELECT {', '.join(_PAPER_COLUMNS)}, 'pending' FROM _new_papers")
@@ -418,7 +440,7 @@ class Store:
                 "section_kind": [s.section_kind for s in sentences],
                 "is_heading": [s.is_heading for s in sentences],
                 "text": [s.text for s in sentences],
-            }, schema=_SENT_SCHEMA)
+            }, schema=sentence_schema)
             con.register("_new_sentences", table)
             con.execute("INSERT INTO sentences SELECT * FROM _new_sentences")
             con.unregister("_new_sentences")
@@ -487,7 +509,7 @@ class Store:
     def _delete_rows(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        id_table = pa.table({"id": pa.array(list(ids), pa.string())})
+        id_table = _id_table(ids)
         self.con.register("_ids", id_table)
         try:
             self.con.execute("DELETE FROM sentences WHERE paper_id IN (SELECT id FROM _ids)")
@@ -499,7 +521,7 @@ class Store:
 
     def mark_ready(self, ids: Sequence[str]) -> None:
         if ids:
-            self.con.register("_ready", pa.table({"id": pa.array(list(ids), pa.string())}))
+            self.con.register("_ready", _id_table(ids))
             try:
                 self.con.execute("UPDATE papers SET state = 'ready' WHERE id IN (SELECT id FROM _ready)")
             finally:

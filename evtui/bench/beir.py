@@ -18,6 +18,8 @@ from evtui import methods
 from evtui.bench.driver import ProgressFn, Query
 from evtui.errors import EvtuiError
 from evtui.library import Library
+from evtui.rank.pipeline import paper_bm25
+from evtui.request import NO_FILTERS
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
@@ -99,6 +101,12 @@ def make_doc_ranker(library: Library, method: str, seed: int, depth: int = 100) 
     n_papers = len(library.store.paper_hashes())
 
     def rank(q: Query) -> dict[str, float]:
+        if method == "bm25":
+            # whole-abstract BM25 through the paper index (0.694 nDCG@10 on SciFact train against 0.557 for
+            # pooled sentence hits); a library without a complete paper channel pools sentences as before
+            papers = paper_bm25(library, searcher.parse(q.text, "claim"), depth, NO_FILTERS)
+            if papers:
+                return docs_from_hits(papers, depth)
         want = min(depth, n_papers)
         k = DOC_SENTENCES_K
         while True:

@@ -3,7 +3,8 @@
 Qrels: a claim's evidence documents, or its cited documents when it has none, so every claim counts
 (`qrels="cited"` takes the cited documents for every claim instead: 919 pairs over the 809 train claims, which
 looks like how BEIR's SciFact qrels files were built). Each claim is searched as a claim over the whole corpus, sentence
-hits are pooled into documents (top 100), and nDCG@10 and Recall@{1,3,5,10,20,50} are computed by ir-measures.
+hits are pooled into documents (top 100) — `bm25` ranks whole abstracts through the paper index instead
+(evtui/bench/beir.py) — and nDCG@10 and Recall@{1,3,5,10,20,50} are computed by ir-measures.
 """
 
 from __future__ import annotations

@@ -335,11 +335,9 @@ class BestRanker:
 
     def _paper_channel(self, parsed: ParsedQuery, filters: Filters) -> list[tuple[str, float]]:
         """The top papers by title + abstract BM25 for the query's words ([] for an old read-only library)."""
-        words = self._words(parsed)
-        if not words or self.paper_weight <= 0 and self.paper_pull <= 0:
+        if not self._words(parsed) or self.paper_weight <= 0 and self.paper_pull <= 0:
             return []
-        papers = self.library.index.paper_search(words, PAPER_POOL, filters=filters.library_wide(),
-                                                 alternatives=self._alternatives(parsed, words))
+        papers = paper_bm25(self.library, parsed, PAPER_POOL, filters)
         if self.paper_dense_weight > 0:
             from evtui.paper_vectors import complete_matrix
 
@@ -528,3 +526,14 @@ class BestRanker:
             out.insert(min(limit, len(out) + 1) - 1, i)
             moved.add(i)
         return out[:k], moved
+
+
+def paper_bm25(library: Library, parsed: ParsedQuery, limit: int, filters: Filters) -> list[tuple[str, float]]:
+    """(paper id, BM25 over title + abstract) of the top `limit` papers for a query's words: `best`'s paper channel
+    without its dense half, and doc-level `bm25` in the benchmarks (whole-abstract BM25 is what a document ranking
+    wants; pooling sentence hits misses a claim spread over two sentences). [] for an old read-only library."""
+    words = BestRanker._words(parsed)
+    if not words:
+        return []
+    return library.index.paper_search(words, limit, filters=filters.library_wide(),
+                                      alternatives=BestRanker._alternatives(parsed, words))
