@@ -213,8 +213,9 @@ def judge_cell(judgment: Any | None, pending: bool = False, *, light: bool = Fal
     glyph = STANCE_GLYPHS.get(judgment.stance, "?")
     colours = LEVEL_COLORS_LIGHT if light else LEVEL_COLORS
     if lean := LEAN_GLYPHS.get(getattr(judgment, "lean", "") or ""):  # below the side's threshold: a hollow mark
-        out = Text(lean, style="dim")
-        out.append(f" {int(judgment.score):3d}", style=colours.get(level, ""))
+        out = Text(style=colours.get(level, ""))
+        out.append(lean, style="dim")
+        out.append(f" {int(judgment.score):3d}")
         return out
     return Text(f"{glyph} {int(judgment.score):3d}", style=colours.get(level, ""))
 

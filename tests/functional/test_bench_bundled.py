@@ -119,6 +119,7 @@ def test_a_sweep_started_again_does_not_store_its_runs_twice(small_bundle: Path)
             await pilot.press("r")  # all stored: nothing runs
             await until(pilot, lambda: any("(Runs (2) lists every run)" in m for m in messages(app)), "the note")
             assert len(list_runs(app.library)) == 3 and not screen.running  # type: ignore[arg-type]
-            assert str(screen.query_one("#sweep-cost", Static).render())
+            await until(pilot, lambda: bool(str(screen.query_one("#sweep-cost", Static).render())),
+                        "the cost line said again")
 
     run(flow)

@@ -515,7 +515,7 @@ def test_judge_fills_the_judge_column_as_scores_arrive(papers_ingested: Path) ->
             table = screen.query_one("#results", DataTable)
             assert len(screen.judgments) == table.row_count
             cell = str(table.get_cell_at((0, 1)))
-            assert any(g in cell for g in "▲▼●") and any(ch.isdigit() for ch in cell)
+            assert any(g in cell for g in "▲▼●△▽") and any(ch.isdigit() for ch in cell)  # a side, none, or a lean
             detail = screen.query_one(TextPane).text.plain
             assert "confidence" in detail and "/100" in detail
 

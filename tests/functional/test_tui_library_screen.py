@@ -106,7 +106,7 @@ def test_cancel_among_the_papers_says_how_many_papers_it_kept(many_papers: Path)
         async with started((80, 24)) as (app, pilot):
             screen = await library_screen(app, pilot)
             screen.query_one("#papers").focus()
-            await pilot.press("m")
+            await _embed_confirmed(app, pilot)
             await until(pilot, lambda: screen._embed_papers[0] > 0, "the first papers embedded", timeout=120)
             assert "Cancel embedding" in keybar_text(screen)
             await pilot.press("c")
@@ -142,6 +142,16 @@ def test_cancel_is_in_the_key_bar_only_while_embedding(papers_ingested: Path) ->
     run(flow)
 
 
+async def _embed_confirmed(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """`m`, and yes to the question it asks first when embedding the library would take long."""
+    from evtui.tui.screens.modals import ConfirmScreen
+
+    await pilot.press("m")
+    await pilot.pause(0.3)
+    if isinstance(app.screen, ConfirmScreen):
+        await pilot.press("y")
+
+
 def test_a_cancelled_worker_stops_the_embedding(many_papers: Path) -> None:
     """Quitting cancels the app's workers and then waits for their threads: the embedding must stop at its next
     chunk, not run through the whole library (it held the quit for as long as the rest took)."""
@@ -152,7 +162,7 @@ def test_a_cancelled_worker_stops_the_embedding(many_papers: Path) -> None:
         async with started((80, 24)) as (app, pilot):
             screen = await library_screen(app, pilot)
             screen.query_one("#papers").focus()
-            await pilot.press("m")
+            await _embed_confirmed(app, pilot)
             await until(pilot, lambda: screen._embed_papers[0] > 0, "the first papers embedded", timeout=120)
             screen.workers.cancel_group(screen, "embed")  # what the app does to every worker as it exits
             await until(pilot, lambda: not screen.embedding, "the embedding to stop", timeout=120)

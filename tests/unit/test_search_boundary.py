@@ -38,7 +38,9 @@ def _imports(path: Path) -> set[str]:
 def test_only_the_index_imports_tantivy() -> None:
     users = {p.relative_to(EVTUI).as_posix() for p in EVTUI.rglob("*.py") if "tantivy" in _imports(p)}
     # papers.py is the index's paper-level channel: SentenceIndex owns it and passes it its analysers.
-    assert users == {"index.py", "papers.py"}
+    # query/terms.py takes its stems from the engine's Snowball English (the same stems as the index analyser's,
+    # 16 times faster than the pure-Python stemmer); it imports tantivy for nothing else.
+    assert users == {"index.py", "papers.py", "query/terms.py"}
 
 
 def test_no_import_cycle_among_the_storage_modules() -> None:
