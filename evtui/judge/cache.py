@@ -68,6 +68,7 @@ class JudgmentCache:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, *, writable: bool = True) -> None:
         self.con = con
+        self._lean = False  # the table has its `lean` column (once it has, it keeps it): looked up until then
         if writable:  # a read-only library (a Ray worker) reads a table its driver created
             with con.cursor() as cur:
                 # created only when missing: the app's library is read-only between its writes (Library.rw)
@@ -76,6 +77,11 @@ class JudgmentCache:
                     cur.execute(SCHEMA)
                 elif not _has_lean(cur):  # a cache from before leans were kept: one more column, rows kept
                     cur.execute("ALTER TABLE judgments ADD COLUMN lean VARCHAR")
+
+    def _leans(self, cur: duckdb.DuckDBPyConnection) -> bool:
+        """Whether the table keeps leans, asked of the catalogue only until it does (not at every lookup)."""
+        self._lean = self._lean or _has_lean(cur)
+        return self._lean
 
     def lookup(self, judge: str, model: str, prompt_version: str, query: ParsedQuery,
                evidence: Sequence[Evidence]) -> dict[str, Judgment]:
@@ -86,7 +92,7 @@ class JudgmentCache:
         with self.con.cursor() as cur:
             try:
                 # a read-only library from before leans were kept has no such column: its rows lean nowhere
-                cols = ", ".join(_COLUMNS if _has_lean(cur) else (*_COLUMNS[:-1], "'' AS lean"))
+                cols = ", ".join(_COLUMNS if self._leans(cur) else (*_COLUMNS[:-1], "'' AS lean"))
                 rows = cur.execute(
                     f"SELECT sentence_id, text_hash, {cols} FROM judgments"
                     " WHERE judge = ? AND model = ? AND prompt_version = ? AND query_mode = ? AND query = ?"
@@ -131,7 +137,7 @@ class JudgmentCache:
             return 0
         cols = ("judge", "model", "prompt_version", "query_mode", "query", "sentence_id", "text_hash", *_COLUMNS)
         with self.con.cursor() as cur:
-            if not _has_lean(cur):  # a table from before leans were kept (its library opened read-only until now)
+            if not self._leans(cur):  # a table from before leans were kept (its library opened read-only until now)
                 cols, rows = cols[:-1], [r[:len(cols) - 1] for r in rows]
             updates = ", ".join(f"{c} = excluded.{c}" for c in cols[6:])
             cur.executemany(
