@@ -122,9 +122,11 @@ class SearchResults(SearchBase):
             j = self.judgments.get(e.sentence.id)
             if j is not None and getattr(j, "status", "ok") == "ok":
                 counts[j.stance] = counts.get(j.stance, 0) + 1
-        out = self._verdict_bar(counts, compact=False)
-        if len(out.plain) > self.size.width - 4:  # 80 columns with a filter on: the words go, the numbers stay
-            out = self._verdict_bar(counts, compact=True)
+        # 80 columns with a filter on: the words go, the numbers stay; then the hidden ranks' note shortens
+        for compact, gaps in ((False, 0), (True, 0), (True, 1), (True, 2), (True, 3)):
+            out = self._verdict_bar(counts, compact=compact, gaps=gaps)
+            if len(out.plain) <= self.size.width - 4:
+                break
         if self.has_class("narrow") and not self.filters_open:
             try:
                 active = self.filters() != NO_FILTERS
@@ -134,7 +136,19 @@ class SearchResults(SearchBase):
                 out.append(" · filters on (f)", style="bold yellow")
         self.query_one("#verdicts", Static).update(out, layout=False)
 
-    def _verdict_bar(self, counts: dict[str, int], compact: bool) -> Text:
+    def hidden_ranks(self) -> list[int]:
+        """The method's ranks of the rows the concept check hid (evtui.honest: they mention none of the query's
+        concepts) above its last row kept. The table keeps the method's ranks, which the detail pane, exports and
+        the CLI give too, so these are gaps in its # column, said on the verdict bar (those after the last row
+        leave none: the status line's "N of M" and the notes line count them)."""
+        if self.result is None or not self.kept or len(self.kept) == len(self.result.evidence):
+            return []
+        kept = {e.sentence.id for e in self.kept}
+        last = max(e.rank for e in self.kept)
+        return sorted(e.rank for e in self.result.evidence if e.sentence.id not in kept and e.rank < last)
+
+    def _verdict_bar(self, counts: dict[str, int], compact: bool, gaps: int = 0) -> Text:
+        """`gaps`: how short the hidden ranks' note is, from 0 (whole) to 3 (their count only)."""
         out = Text()
         if self.result is None or not self.kept:
             return out
@@ -146,6 +160,17 @@ class SearchResults(SearchBase):
         out.append(f"● {counts['neutral']}{words[2]}", style="grey62")
         papers = len({e.sentence.paper_id for e in self.kept})
         out.append(f" · {papers} paper{'s' if papers != 1 else ''}")
+        hidden = self.hidden_ranks()
+        if hidden:
+            plural = len(hidden) > 1
+            more = f" +{len(hidden) - 3}" if len(hidden) > 3 else ""
+            ranks = f"rank{'s' * plural} {', '.join(map(str, hidden[:3]))}"
+            note = (f" · {ranks}{more} hidden: {'they mention' if plural else 'it mentions'} none of the query's "
+                    "concepts" if gaps == 0 else
+                    f" · {ranks}{more} hidden: no concept of the query" if gaps == 1 else
+                    f" · {ranks}{more} hidden (no concept)" if gaps == 2 else
+                    f" · {len(hidden)} rank{'s' * plural} hidden (no concept)")
+            out.append(note, style="dim")
         pending = sum(1 for e in self.kept if e.sentence.id in self.judge_pending)
         if pending:
             out.append(f" · judging {pending}…", style="dim")
