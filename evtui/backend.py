@@ -31,7 +31,8 @@ class SearchBackend(Protocol):
     """The full-text tier over sentences: documents keyed by sentence id, deletable by paper id.
 
     Writes are staged until `commit` (atomic: all of them become searchable together) or dropped by `rollback`;
-    the library writes DuckDB first and commits the index before it marks papers ready (evtui/library.py).
+    the library writes DuckDB first and commits the index before it marks papers ready
+    (evtui/library/writing.py).
     """
 
     rebuilt: bool  # True when the index was (re)created empty and must be rebuilt from DuckDB

@@ -7,9 +7,10 @@ and `best` uses it across the library (evtui/rank/pipeline.py: a paper prior add
 and the top papers' sentences pulled into the pool). Within one paper it plays no part.
 
 It is owned by `SentenceIndex` (evtui/index.py), which stages a paper document for every paper whose sentences it
-adds and commits both indexes before the library marks papers ready, so evtui/library.py's crash repair
-(re-index every 'pending' paper) covers it too. An old library without it is rebuilt once on open, like a schema
-change; the version marker is written only after a commit, so a rebuild killed halfway starts again.
+adds and commits both indexes before the library marks papers ready, so the library's crash repair
+(evtui/library/maintenance.py: re-index every 'pending' paper) covers it too. An old library without it is rebuilt
+once on open, like a schema change; the version marker is written only after a commit, so a rebuild killed halfway
+starts again.
 """
 
 from __future__ import annotations

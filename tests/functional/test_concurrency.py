@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import evtui.library as library_mod
+import evtui.library.ingesting as library_ingesting
 from evtui.config import load_config
 from evtui.library import Library
 from evtui.lockinfo import OWNER_FILE
@@ -90,7 +90,7 @@ def test_a_killed_holder_frees_the_library(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("method", ["bm25-coverage", "best"])
 def test_searches_run_while_an_ingest_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
-    monkeypatch.setattr(library_mod, "BATCH_SENTENCES", 400)  # many commits while the searches run
+    monkeypatch.setattr(library_ingesting, "BATCH_SENTENCES", 400)  # many commits while the searches run
     first = _corpus(tmp_path / "first.jsonl", 40)
     more = _corpus(tmp_path / "more.jsonl", 600, start=40)
     with Library(load_config()) as lib:
@@ -131,7 +131,7 @@ def test_a_failing_batch_write_is_reported_and_loses_nothing(tmp_path: Path, mon
     rest."""
     from evtui.store import Store
 
-    monkeypatch.setattr(library_mod, "BATCH_SENTENCES", 60)
+    monkeypatch.setattr(library_ingesting, "BATCH_SENTENCES", 60)
     with Library(load_config()) as lib:
         lib.ingest([_corpus(tmp_path / "first.jsonl", 10)])
         before = lib.check_consistency()

@@ -631,17 +631,17 @@ def test_a_read_only_home_searches_a_copy_of_its_index(papers_dir: Path, monkeyp
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Tantivy writes a lock file even to read; on a read-only mount (simulated: the open fails as it does there)
     the library searches a private copy of its index, removed on close, and says so."""
-    import evtui.library as library_mod
+    import evtui.library.core as library_core
 
     with Library(load_config()) as lib:
         lib.ingest([papers_dir])
-    real = library_mod.open_backend
+    real = library_core.open_backend
 
     def read_only_fs(config: object, *, writable: bool = True) -> object:
         raise ValueError("Failed to open index: IoError(Os { code: 30, kind: ReadOnlyFilesystem, message: "
                          "\"Read-only file system\" })")
 
-    monkeypatch.setattr(library_mod, "open_backend", read_only_fs)
+    monkeypatch.setattr(library_core, "open_backend", read_only_fs)
     lib = Library(load_config(), read_only=True)
     try:
         snapshot = lib._snapshot_dir
@@ -654,7 +654,7 @@ def test_a_read_only_home_searches_a_copy_of_its_index(papers_dir: Path, monkeyp
     finally:
         lib.close()
     assert not snapshot.exists()
-    monkeypatch.setattr(library_mod, "open_backend", real)
+    monkeypatch.setattr(library_core, "open_backend", real)
 
 
 # -- 6. a rebuild killed half way is started again -------------------------------------------------------------------

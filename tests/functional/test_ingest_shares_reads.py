@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from evtui import library as library_mod
 from evtui.config import Config, load_config
 from evtui.library import IngestProgress, Library, audit
+from evtui.library import ingesting as library_ingesting
 from evtui.lockinfo import shares_reads
 
 CORE = Path(__file__).parents[1] / "fixtures" / "core"
@@ -50,7 +50,7 @@ def _ingest_reading_beside(lib: Library, seen: list[tuple[int, subprocess.Comple
 
 def test_stats_reads_between_the_batches_of_a_cli_ingest(
         monkeypatch: pytest.MonkeyPatch, reference: tuple[dict[str, str], set[str]]) -> None:
-    monkeypatch.setattr(library_mod, "BATCH_SENTENCES", 40)  # many batches, as a big folder makes
+    monkeypatch.setattr(library_ingesting, "BATCH_SENTENCES", 40)  # many batches, as a big folder makes
     seen: list[tuple[int, subprocess.CompletedProcess[str]]] = []
     with Library(load_config()) as lib:  # as `evtui ingest` opens it: the writer, exclusive
         _ingest_reading_beside(lib, seen)
@@ -64,7 +64,7 @@ def test_stats_reads_between_the_batches_of_a_cli_ingest(
 
 
 def test_the_apps_ingest_lets_a_cli_reader_in_between_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(library_mod, "BATCH_SENTENCES", 40)
+    monkeypatch.setattr(library_ingesting, "BATCH_SENTENCES", 40)
     seen: list[tuple[int, subprocess.CompletedProcess[str]]] = []
     with Library(load_config(), shared=True) as lib:  # as the app holds it
         _ingest_reading_beside(lib, seen)
@@ -101,7 +101,7 @@ def test_the_apps_writes_during_a_shared_ingest_lose_nothing(
     library between the ingest's windows, re-making the connection the ingest reads on."""
     import threading
 
-    monkeypatch.setattr(library_mod, "BATCH_SENTENCES", 40)
+    monkeypatch.setattr(library_ingesting, "BATCH_SENTENCES", 40)
     done = threading.Event()
     writes: list[int] = []
     failed: list[BaseException] = []

@@ -122,9 +122,9 @@ def test_ingest_state_is_per_batch_first_copy_wins_and_unchanged_skips(tmp_path:
     copy (the second differs), a re-run skips every unchanged paper, and a changed one is replaced."""
     import json
 
-    import evtui.library as library_module
+    import evtui.library.ingesting as library_ingesting
 
-    monkeypatch.setattr(library_module, "BATCH_SENTENCES", 1)
+    monkeypatch.setattr(library_ingesting, "BATCH_SENTENCES", 1)
     first = _corpus(tmp_path / "a.jsonl", 3)
     second = tmp_path / "b.jsonl"  # the first paper again, with other text
     row = json.loads(first.read_text(encoding="utf-8").splitlines()[0])
