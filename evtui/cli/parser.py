@@ -11,6 +11,7 @@ from collections.abc import Callable
 from evtui import __version__, methods
 from evtui.cli.core import PAPERS_ON_SCREEN, Parser
 from evtui.cli.flags import add_search_flags
+from evtui.models import INGEST_FORMATS
 
 
 def verb_function(ref: str) -> Callable[[argparse.Namespace], int]:
@@ -97,8 +98,6 @@ input error (a CLAIM and --claims both, an unreadable claims file); 130 Ctrl-C
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evtui.ingest import FORMATS
-
     p = Parser(prog="evtui", description="Find evidence sentences in scientific papers.", epilog=EPILOG,
                formatter_class=argparse.RawDescriptionHelpFormatter)
     p._top = True
@@ -124,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     i = add("ingest", "papers:cmd_ingest", "load papers from files or folders into the library")
     i.add_argument("paths", nargs="*", help="files or folders (read recursively; each file's format detected, "
                                            "gzipped too)")
-    i.add_argument("--format", choices=("auto", *FORMATS), default="auto",
+    i.add_argument("--format", choices=("auto", *INGEST_FORMATS), default="auto",
                    help="read every file as this format (default auto: detected per file)")
     i.add_argument("--zotero", nargs="?", const="", default=None, metavar="DIR",
                    help="read a Zotero library (default ~/Zotero): a copy of zotero.sqlite and storage/ PDFs")
