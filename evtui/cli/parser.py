@@ -17,7 +17,7 @@ from evtui.models import INGEST_FORMATS
 def verb_function(ref: str) -> Callable[[argparse.Namespace], int]:
     """The function a parsed command's `fn` ("papers:cmd_embed") names, its module imported now."""
     module, name = ref.split(":")
-    return getattr(importlib.import_module(f"evtui.cli.{module}"), name)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(f"evtui.cli.{module}"), name)
 
 
 def _add_engine_args(parser: argparse.ArgumentParser, engine_help: str) -> None:
