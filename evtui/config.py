@@ -6,7 +6,6 @@ All state lives under one data home ($EVTUI_HOME, default the XDG data dir). Set
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -15,11 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 from evtui.errors import EvtuiError
 
@@ -141,6 +135,13 @@ def load_config() -> Config:
     if path.is_dir():  # EVTUI_CONFIG=~/.config/evtui: read as a file it failed as "cannot use …: Is a directory"
         raise EvtuiError(f"config file {path} is a folder: name the file itself, e.g. {path / 'config.toml'}")
     if path.exists():
+        # imported here: most commands run without a config file, and a cold `evtui search` is kept short
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
+        import difflib
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -15,6 +15,10 @@ SECTION_KINDS: tuple[str, ...] = (
 
 QueryMode = Literal["triplet", "claim", "hypothesis"]
 QUERY_MODES: tuple[str, ...] = ("triplet", "claim", "hypothesis")
+# The file formats ingest reads (evtui.ingest.FORMATS): here, so that `evtui`'s parser lists them for --format
+# without importing the readers.
+INGEST_FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text", "pdf",
+                                   "bibtex", "ris", "csl-json", "zotero", "europepmc")
 # The evidence rubric's levels (0-5; a score is 20 x level): what the judge assigns and every face names.
 LEVELS: dict[int, str] = {
     0: "no relevance",

@@ -1,18 +1,19 @@
-"""Rich rendering shared by the CLI and the TUI: one colour per aspect, used everywhere."""
+"""Rich rendering shared by the CLI and the TUI: one colour per aspect, used everywhere. Rich is imported by the
+functions that draw, not with the module: a CLI verb that only prints JSON (json_text) never loads it."""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markup import escape
-from rich.measure import Measurement
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.measure import Measurement
+    from rich.text import Text
 
-from evtui.models import Aspect, Span
+    from evtui.models import Aspect, Span
 
 # C0 controls but tab and newline, DEL and C1: an ESC or an OSC in a paper's title or an LLM's rationale would
 # reach the terminal raw (retitle it, move the cursor, rewrite what is shown). Replaced one for one, so the
@@ -45,11 +46,15 @@ def printable(text: object, *, oneline: bool = False) -> str:
 
 def safe(text: object, *, oneline: bool = False) -> str:
     """`text` for a Rich markup string: printable, and its [brackets] escaped ("[/]" in a title, "[letter]")."""
+    from rich.markup import escape
+
     return escape(printable(text, oneline=oneline))
 
 
 def plain(text: object, style: str = "", *, oneline: bool = False) -> Text:
     """`text` as a Rich Text that is never read as markup (table cells: a str cell is parsed as markup)."""
+    from rich.text import Text
+
     return Text(printable(text, oneline=oneline), style=style)
 
 
@@ -62,6 +67,8 @@ def safe_text(text: Text) -> Text:
 
 def cell(value: object) -> object:
     """A table cell that is safe to show: a str becomes plain Text, a Text loses its control characters."""
+    from rich.text import Text
+
     if isinstance(value, str):
         return plain(value)
     return safe_text(value) if isinstance(value, Text) else value
@@ -131,6 +138,8 @@ def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_
               mono: bool | None = None, light: bool | None = None) -> Text:
     """The sentence with each aspect's matches in its colour, or its attributes when `mono` (later spans win
     where aspects overlap)."""
+    from rich.text import Text
+
     styles = aspect_styles(aspects, mono=mono, light=light)
     out = Text(printable(text), style=base_style)
     for s in spans:
@@ -141,6 +150,8 @@ def highlight(text: str, spans: Sequence[Span], aspects: Sequence[Aspect], base_
 
 
 def aspect_chips(aspects: Sequence[Aspect], *, mono: bool | None = None, light: bool | None = None) -> Text:
+    from rich.text import Text
+
     out = Text()
     for i, a in enumerate(aspects):
         if i:
@@ -153,6 +164,8 @@ def coverage_marker(spans: Sequence[Span], aspects: Sequence[Aspect], partly: Co
                     light: bool | None = None) -> Text:
     """One dot per aspect: filled in the aspect's colour when the sentence matches it, half-filled for the ids in
     `partly` (concepts it mentions only in part, as the result filter counts them: evtui.honest.in_part)."""
+    from rich.text import Text
+
     light = light_terminal() if light is None else light
     hit = {s.aspect for s in spans}
     part = set(partly)
@@ -176,6 +189,8 @@ def short(text: str, width: int) -> str:
 
 def bar(value: float, total: float, width: int, style: str) -> Text:
     """A horizontal bar with eighth-block resolution."""
+    from rich.text import Text
+
     frac = 0.0 if total <= 0 else max(0.0, min(1.0, value / total))
     eighths = int(round(frac * width * 8))
     full, rest = divmod(eighths, 8)
@@ -197,6 +212,8 @@ class TailKept:
         self.sep = sep
 
     def joined(self, console: Console, width: int) -> Text:
+        from rich.cells import cell_len
+
         lines = self.text.wrap(console, max(1, width), justify="left", overflow="fold")
         last = lines[-1].plain.rstrip() if len(lines) else ""
         fits = cell_len(last) + len(self.sep) + self.tail.cell_len <= width
@@ -209,4 +226,7 @@ class TailKept:
         yield self.joined(console, options.max_width)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        from rich.measure import Measurement
+        from rich.text import Text
+
         return Measurement.get(console, options, self.text + Text(self.sep) + self.tail)

@@ -1,5 +1,5 @@
 """What a search asks for, as values: `Filters` (which sentences may answer) and `SearchRequest` (the whole
-search). The CLI (evtui/cli_flags.py), the TUI, the Searcher, the `best` ranker, dense retrieval and the search
+search). The CLI (evtui/cli/flags.py), the TUI, the Searcher, the `best` ranker, dense retrieval and the search
 backend all pass these, so a new filter is one field here, not a parameter added to six signatures.
 """
 

@@ -15,13 +15,12 @@ from evtui.errors import IngestError
 from evtui.ingest.reader import MAX_FILE_BYTES, MAX_PAPER_SENTENCES, open_capped
 from evtui.ingest.sections import mark_metadata, section_kind
 from evtui.ingest.splitter import split_sentences
-from evtui.models import ParsedPaper, ParsedSentence
+from evtui.models import INGEST_FORMATS, ParsedPaper, ParsedSentence
 
 __all__ = ["DOC_SKIPPED", "FORMATS", "INTERNAL_ERROR", "MAX_FILE_BYTES", "OTHER_KIND", "detect_format", "discover",
            "iter_papers", "section_kind", "split_sentences"]
 
-FORMATS: tuple[str, ...] = ("jats", "bioc", "pubtator", "cord", "corpus-jsonl", "evidencebench", "text", "pdf",
-                            "bibtex", "ris", "csl-json", "zotero", "europepmc")
+FORMATS: tuple[str, ...] = INGEST_FORMATS  # defined with the domain objects: the CLI's parser reads it from there
 # Binary formats: never through the text checks (the loader checks them itself).
 _BINARY_FORMATS = frozenset({"pdf", "zotero"})
 # A folder's own documentation, by whole name ("README.md", "SOURCE.md", "LICENSE-MIT"), never by prefix: a paper

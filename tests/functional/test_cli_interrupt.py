@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evtui import cli
-from evtui.cli import main
+from evtui.cli import main, papers
 
 
 def test_ctrl_c_under_json_leaves_one_error_document(papers_ingested: Path, monkeypatch: pytest.MonkeyPatch,
@@ -17,7 +16,7 @@ def test_ctrl_c_under_json_leaves_one_error_document(papers_ingested: Path, monk
     def interrupted(_args: object) -> int:
         raise KeyboardInterrupt  # the user's Ctrl-C, simulated mid-command
 
-    monkeypatch.setattr(cli, "cmd_embed", interrupted)
+    monkeypatch.setattr(papers, "cmd_embed", interrupted)
     assert main(["embed", "--json"]) == 130
     out = capsys.readouterr()
     doc = json.loads(out.out)
@@ -27,7 +26,7 @@ def test_ctrl_c_under_json_leaves_one_error_document(papers_ingested: Path, monk
 
 def test_ctrl_c_without_json_prints_nothing_on_stdout(papers_ingested: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(cli, "cmd_stats", lambda _args: (_ for _ in ()).throw(KeyboardInterrupt))
+    monkeypatch.setattr(papers, "cmd_stats", lambda _args: (_ for _ in ()).throw(KeyboardInterrupt))
     assert main(["stats"]) == 130
     out = capsys.readouterr()
     assert out.out == "" and "interrupted" in out.err

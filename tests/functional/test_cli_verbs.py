@@ -1,5 +1,5 @@
 """The CLI as a researcher scripts it: each test is one problem found by using the verbs, fixed in
-evtui/cli.py or evtui/config.py."""
+evtui/cli/ or evtui/config.py."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from evtui import cli
-from evtui.cli import main
+from evtui.cli import core, main
+from evtui.cli.papers import pager_shows_styles
 
 
 def _json(capsys: pytest.CaptureFixture[str]) -> dict:
@@ -30,7 +30,7 @@ def test_a_terminal_sees_no_demo_progress_bar_when_the_demo_is_already_in(
     # command even though nothing was loaded, flashing that label in the terminal.
     monkeypatch.setenv("EVTUI_DEMO", "true")
     screen = io.StringIO()
-    monkeypatch.setattr(cli, "err", Console(file=screen, force_terminal=True, width=80, emoji=False))
+    monkeypatch.setattr(core, "err", Console(file=screen, force_terminal=True, width=80, emoji=False))
     assert main(["stats"]) == 0
     assert "Loading the demo library" in screen.getvalue()  # the first run loads it: the bar is right there
     screen.seek(0)
@@ -122,11 +122,11 @@ def test_verify_claims_and_scifact_eval_check_their_input_files(
 
 def test_the_papers_pager_is_told_to_draw_styles_or_gets_none() -> None:
     env: dict[str, str] = {}
-    assert cli._pager_shows_styles(env) and env == {"LESS": "FRX"}  # plain `less`, as Python's pager runs it
-    assert not cli._pager_shows_styles({"LESS": "-S"})  # the user's less without -R: no escape codes then
-    assert cli._pager_shows_styles({"LESS": "-SR"})
-    assert cli._pager_shows_styles({"PAGER": "less -R", "LESS": "-S"})
-    assert cli._pager_shows_styles({"PAGER": "most"})
+    assert pager_shows_styles(env) and env == {"LESS": "FRX"}  # plain `less`, as Python's pager runs it
+    assert not pager_shows_styles({"LESS": "-S"})  # the user's less without -R: no escape codes then
+    assert pager_shows_styles({"LESS": "-SR"})
+    assert pager_shows_styles({"PAGER": "less -R", "LESS": "-S"})
+    assert pager_shows_styles({"PAGER": "most"})
 
 
 @pytest.mark.skipif(shutil.which("less") is None or sys.platform == "win32", reason="needs less and a pty")

@@ -62,7 +62,8 @@ def test_with_nobody_taking_the_rows_select_says_so_and_adds_nothing(monkeypatch
     async def flow() -> None:
         async with started() as (app, pilot):
             # the CLI in a process of its own (DuckDB's locks are per process), waiting half a second, not 15
-            code = ("import sys; from evtui import cli; cli.APP_TAKES = 0.5; sys.exit(cli.main(sys.argv[1:]))")
+            code = ("import sys; from evtui.cli import main, selection; selection.APP_TAKES = 0.5; "
+                    "sys.exit(main(sys.argv[1:]))")
             proc = subprocess.Popen([sys.executable, "-c", code, "select", TRIPLET, "--k", "1", "--method",
                                      "bm25-coverage", "--no-judge"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     text=True, env={**os.environ, "COLUMNS": "300"})

@@ -14,7 +14,7 @@ from evtui import methods
 from evtui.bench import evidencebench as eb
 from evtui.bench.beir import harness_methods
 from evtui.cli import main
-from evtui.cli_flags import method_help
+from evtui.cli.flags import method_help
 from evtui.errors import EvtuiError, QueryError
 from evtui.honest import honest
 from evtui.library import Library

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evtui.backend import build_query
-from evtui.cli_flags import add_search_flags, search_request
+from evtui.cli.flags import add_search_flags, search_request
 from evtui.errors import EvtuiError, QueryError
 from evtui.library import Library
 from evtui.querytree import Bool, Boost, DisMax, Phrase, Range, Term, TermSet, must

@@ -50,7 +50,7 @@ def test_no_screen_imports_the_app_module() -> None:
     modules = [*sorted((TUI / "screens").glob("*.py")), TUI / "commands.py", TUI / "base.py"]
     offenders = [p.name for p in modules if "evtui.tui.app" in _imported(p)]
     assert offenders == []
-    assert "evtui.tui.app" in _imported(TUI.parent / "cli.py")  # the checker sees an import where there is one
+    assert "evtui.tui.app" in _imported(TUI.parent / "cli" / "tui.py")  # the checker sees an import where there is one
 
 
 class _Failing:
