@@ -67,13 +67,15 @@ CAPTION_TITLE_PENALTY = 3.0
 RELATION_BONUS = 0.3
 # Sections whose sentences report findings, and a structured abstract's findings by their label ("Conclusions:",
 # "RESULTS"): an unlabelled abstract sentence may be its background or aims (a bonus for those cost EvidenceBench's
-# Result-ER@5 0.8 points, benchmarks/bench_rank_rules.py).
+# Result-ER@5 0.8 points, docs/experiments/ranker.md).
 _FINDING_KINDS = frozenset({"results", "conclusion"})
 _FINDING_LABEL = re.compile(r"^\s*(?:results?|findings|conclusions?|interpretation)\b\s*[:.]?", re.I)
-# Library-wide, plain BM25's top RECALL_FLOOR sentences for the same words are never ranked by `best` below
-# RECALL_FLOOR_FACTOR x their BM25 rank: the paper prior and the model may reorder, not bury, what the words find.
+# Library-wide, plain BM25's top RECALL_FLOOR sentences for the same words are always in `best`'s pool (the aspect
+# query's top CROSS_POOL), and in its results whenever the list has room for twice as many: one the model and the
+# paper prior ranked below the list takes one of its last places. The model orders them: holding each at <= 2x its
+# BM25 rank cost SciFact train nDCG@10 0.022 (0.749 -> 0.727, in-sample; docs/experiments/ranker.md), because the
+# learned order beats BM25's on the claims' evidence papers.
 RECALL_FLOOR = 10
-RECALL_FLOOR_FACTOR = 2
 # Library-wide, when at most this many candidates name every concept of the query, the paper prior does not bury
 # them: they are ranked in the first FULL_COVER_RANK (+1 for each more) whatever their paper's prior ("Vitamin D
 # insufficiency … increase the risk of skeletal fractures", the only sentence on both concepts, was rank 37 for
@@ -171,7 +173,7 @@ class BestRanker:
         # The paper channel's settings (module constants; scripts/tune_paper_channel.py varies them).
         self.paper_weight, self.paper_form, self.paper_pull = PAPER_WEIGHT, PAPER_PRIOR, PAPER_PULL
         self.paper_dense_weight = PAPER_DENSE_WEIGHT
-        # The rank rules (module constants; benchmarks/bench_rank_rules.py sets them off to compare).
+        # The rank rules (module constants, set off to compare them: docs/experiments/ranker.md).
         self.relation_bonus, self.recall_floor, self.full_cover_few = RELATION_BONUS, RECALL_FLOOR, FULL_COVER_FEW
 
     @property
@@ -509,22 +511,36 @@ class BestRanker:
 
     def _floor(self, pool: Pool, picked: list[int], k: int, skip: np.ndarray,
                full: Sequence[int] = ()) -> tuple[list[int], set[int]]:
-        """Plain BM25's top sentences (the aspect query's own order) each at rank <= factor x its BM25 rank, the
-        few sentences that name every concept (`full`) in the first FULL_COVER_RANK; and the candidates moved up
-        to be there. Caption titles and metadata lines (`skip`) keep their place last."""
-        order = sorted((i for i, c in enumerate(pool.candidates) if c.bm25 > 0),
-                       key=lambda i: -pool.candidates[i].bm25)[:self.recall_floor]
-        wanted = [(i, RECALL_FLOOR_FACTOR * r) for r, i in enumerate(order, 1) if not skip[i]]
-        wanted += [(i, FULL_COVER_RANK + n) for n, i in enumerate(full) if not skip[i]]
+        """The few sentences that name every concept (`full`) in the first FULL_COVER_RANK places (one more for each
+        more); plain BM25's top sentences (the aspect query's own order) in the list when it has room for twice as
+        many, in its last places; and the candidates moved to be there. Caption titles and metadata lines (`skip`)
+        keep their place last."""
         out = list(picked)
         moved: set[int] = set()
-        for i, limit in sorted(wanted, key=lambda w: w[1]):
+        for n, i in enumerate(i for i in full if not skip[i]):
+            limit = FULL_COVER_RANK + n
             if i in out[:limit] or limit > k:
                 continue
             if i in out:
                 out.remove(i)
             out.insert(min(limit, len(out) + 1) - 1, i)
             moved.add(i)
+        out = out[:k]
+        if self.recall_floor <= 0 or k < 2 * self.recall_floor:
+            return out, moved
+        order = sorted((i for i, c in enumerate(pool.candidates) if c.bm25 > 0 and not skip[i]),
+                       key=lambda i: -pool.candidates[i].bm25)[:self.recall_floor]
+        missing = [i for i in order if i not in out]
+        if missing:
+            keep = set(order) | moved
+            # the list's last places that the floor may take: the lowest-ranked ones it does not itself hold
+            free = [n for n in range(len(out) - 1, -1, -1) if out[n] not in keep][:max(0, len(missing) + len(out) - k)]
+            out = [i for n, i in enumerate(out) if n not in set(free)]
+            tail = len(out)
+            while tail and skip[out[tail - 1]]:  # captions and metadata lines stay last
+                tail -= 1
+            out = out[:tail] + missing + out[tail:]
+            moved.update(missing)
         return out[:k], moved
 
 

@@ -118,10 +118,11 @@ def test_conclusions_outrank_methods_and_keywords_within_a_paper(library: Librar
 def test_best_keeps_what_bm25_finds_and_the_only_full_cover(library: Library) -> None:
     s = Searcher(library)
     bm25 = s.search(VITAMIN_D, k=10, method="bm25").evidence
+    wide = {e.sentence.id for e in s.search(VITAMIN_D, k=20, method="best").evidence}
+    for e in bm25:  # a list with room for twice as many holds every one of BM25's top 10
+        assert e.sentence.id in wide, e.sentence.text
     best = s.search(VITAMIN_D, k=10, method="best").evidence
     at = {e.sentence.id: e.rank for e in best}
-    for e in bm25[:5]:
-        assert at.get(e.sentence.id, 99) <= 2 * e.rank, e.sentence.text
     # the few sentences naming both concepts (this one and the VD paper's introduction) are not held down by
     # their papers' prior: the first three places, one more for each
     assert at[_find(best, "Vitamin D insufficiency and deficiency exacerbate").sentence.id] <= 4
