@@ -121,7 +121,11 @@ class SentenceIndex:
     def add(self, sentences: Iterable[Sentence], titles: dict[str, str], years: dict[str, int | None]) -> int:
         w = self.writer
         n = 0
+        paper = None
         for s in sentences:
+            if s.paper_id != paper:  # the previous paper is complete: its paper document goes to its writer now
+                self.papers.write_staged()
+                paper = s.paper_id
             doc = {
                 "sentence_id": s.id,
                 "paper_id": s.paper_id,
@@ -139,6 +143,7 @@ class SentenceIndex:
             w.add_document(tantivy.Document(**doc))
             self.papers.stage(s, titles, years)
             n += 1
+        self.papers.write_staged()
         return n
 
     def delete_papers(self, paper_ids: Iterable[str]) -> None:

@@ -99,6 +99,9 @@ class PaperIndex:
         self._staged: dict[str, PaperText] = {}
         self._deleted: list[str] = []
         self._delete_all = False
+        # Papers whose document went to the writer since the last commit (see `write_staged`), kept to be
+        # written whole again should more of their sentences come.
+        self._written: dict[str, PaperText] = {}
 
     # -- writing (called by SentenceIndex) -------------------------------------------------------
     def claim_writer(self) -> tantivy.IndexWriter:
@@ -111,17 +114,51 @@ class PaperIndex:
     def stage(self, s: Sentence, titles: dict[str, str], years: dict[str, int | None]) -> None:
         p = self._staged.get(s.paper_id)
         if p is None:
-            p = self._staged[s.paper_id] = PaperText(titles.get(s.paper_id, ""), years.get(s.paper_id))
+            p = self._written.pop(s.paper_id, None)
+            if p is not None:  # more of a paper already written: its document is written anew, whole
+                self._deleted.append(s.paper_id)
+            else:
+                p = PaperText(titles.get(s.paper_id, ""), years.get(s.paper_id))
+            self._staged[s.paper_id] = p
         p.add(s)
 
     def delete_papers(self, paper_ids: Iterable[str]) -> None:
         for pid in paper_ids:
             self._staged.pop(pid, None)  # a delete follows what was staged before it, as in Tantivy
+            self._written.pop(pid, None)
             self._deleted.append(pid)
 
+    def write_staged(self) -> None:
+        """Hand the staged deletes and paper documents to the writer now, in the order they were made, rather
+        than at `commit`: its thread analyses them while the sentences are indexed instead of alone at the commit
+        (SentenceIndex.add calls it as each paper is complete). Nothing is visible before the commit, a rollback
+        drops them as it drops what is staged, and a delete still follows what came before it. After a
+        `delete_all` everything waits for the commit, which deletes first."""
+        if self._delete_all or self.ix is None or not self.writable or not (self._deleted or self._staged):
+            return
+        w = self.claim_writer()
+        for pid in self._deleted:
+            w.delete_documents_by_term("paper_id", pid)
+        self._deleted.clear()
+        for pid, p in self._staged.items():
+            self._add(w, pid, p)
+        self._written.update(self._staged)
+        self._staged.clear()
+
+    @staticmethod
+    def _add(w: tantivy.IndexWriter, pid: str, p: PaperText) -> None:
+        text = p.text()
+        doc: dict[str, object] = {"paper_id": pid, "text": text, "text_split": text}
+        if p.year is not None:
+            doc["year"] = p.year
+        w.add_document(tantivy.Document(**doc))
+
     def delete_all(self) -> None:
+        if self._written and self._writer is not None:
+            self._writer.rollback()  # documents written since the commit go too, as staged ones do
         self._staged.clear()
         self._deleted.clear()
+        self._written.clear()
         self._delete_all = True
 
     def commit(self) -> None:
@@ -133,14 +170,12 @@ class PaperIndex:
         for pid in self._deleted:
             w.delete_documents_by_term("paper_id", pid)
         for pid, p in self._staged.items():
-            doc: dict[str, object] = {"paper_id": pid, "text": p.text(), "text_split": p.text()}
-            if p.year is not None:
-                doc["year"] = p.year
-            w.add_document(tantivy.Document(**doc))
+            self._add(w, pid, p)
         w.commit()
         self.ix.reload()
         self._staged.clear()
         self._deleted.clear()
+        self._written.clear()
         self._delete_all = False
         if not self.complete:
             (self.path / MARKER).write_text(PAPER_SCHEMA_VERSION)
@@ -149,6 +184,7 @@ class PaperIndex:
     def rollback(self) -> None:
         self._staged.clear()
         self._deleted.clear()
+        self._written.clear()
         self._delete_all = False
         if self._writer is not None:
             self._writer.rollback()
