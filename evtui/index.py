@@ -99,7 +99,7 @@ class SentenceIndex:
         self._writer: tantivy.IndexWriter | None = None
         self.writable = writable
         # The paper-level channel (evtui/papers.py) lives beside it and is written and committed with it.
-        self.papers = PaperIndex(paper_index_path(path), writable=writable, analyzers=_analyzers(),
+        self.papers = PaperIndex(paper_index_path(path), writable=writable,
                                  tokenizers=(SCI_TOKENIZER, SPLIT_TOKENIZER))
         self._phrases: dict[tuple[str, bool], tuple[tantivy.Query, bool]] = {}
         if writable and not self.papers.complete:
