@@ -49,14 +49,29 @@ def plain_text(text: str) -> str:
     every joiner (- ' ’) that does not join two of them a space: whitespace-cut it gives TOKEN_PATTERN's tokens,
     cut at every non-alphanumeric (the simple tokenizer) the letter/digit runs."""
     if not text.isascii():
-        for c in set(text) - _SEEN:
-            if ord(c) > 127 and c not in _JOINERS and _RUNS.analyze(c) != [c]:
-                _PLAIN[ord(c)] = " "
-            _SEEN.add(c)
+        _learn(text)
     return _STRAY.sub(" ", text.translate(_PLAIN))
 
 
-def _plain_analyzers(sci_tokenizer: str, split_tokenizer: str) -> dict[str, tantivy.TextAnalyzer]:
+def split_text(text: str) -> str:
+    """`text` for the simple tokenizer to cut into the regex's letter/digit runs: only what Rust calls
+    alphanumeric and the regex classes do not (marks such as U+0345, circled letters) needs to become a space."""
+    if text.isascii():
+        return text
+    _learn(text)
+    return text.translate(_PLAIN)
+
+
+def _learn(text: str) -> None:
+    """_PLAIN maps each non-ASCII character of `text` that is no letter or digit to a space (first met: asked of
+    the engine's regex, then remembered)."""
+    for c in set(text) - _SEEN:
+        if ord(c) > 127 and c not in _JOINERS and _RUNS.analyze(c) != [c]:
+            _PLAIN[ord(c)] = " "
+        _SEEN.add(c)
+
+
+def plain_analyzers(sci_tokenizer: str, split_tokenizer: str) -> dict[str, tantivy.TextAnalyzer]:
     def built(tokenizer: tantivy.Tokenizer) -> tantivy.TextAnalyzer:  # the filters of evtui.index._analyzers
         return (tantivy.TextAnalyzerBuilder(tokenizer).filter(tantivy.Filter.remove_long(60))
                 .filter(tantivy.Filter.lowercase()).filter(tantivy.Filter.stemmer("english")).build())
@@ -126,7 +141,7 @@ class PaperIndex:
         if writable or self.complete:
             path.mkdir(parents=True, exist_ok=True)
             self.ix = tantivy.Index(self.schema, path=str(path), reuse=True)
-            for name, analyzer in _plain_analyzers(*tokenizers).items():
+            for name, analyzer in plain_analyzers(*tokenizers).items():
                 self.ix.register_tokenizer(name, analyzer)
         self._writer: tantivy.IndexWriter | None = None
         self._staged: dict[str, PaperText] = {}

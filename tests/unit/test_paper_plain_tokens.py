@@ -13,11 +13,11 @@ from pathlib import Path
 import tantivy
 
 from evtui.index import SCI_TOKENIZER, SPLIT_TOKENIZER, _analyzers
-from evtui.papers import _plain_analyzers, _schema, plain_text
+from evtui.papers import _schema, plain_analyzers, plain_text, split_text
 
 DEMO = Path(__file__).parents[2] / "data" / "demo" / "scifact_corpus.jsonl.gz"
 OLD = _analyzers()
-NEW = _plain_analyzers(SCI_TOKENIZER, SPLIT_TOKENIZER)
+NEW = plain_analyzers(SCI_TOKENIZER, SPLIT_TOKENIZER)
 # letters, digits, joiners, spaces, punctuation, marks that are alphanumeric to Rust but no letter (U+0345, Ⓐ),
 # combining accents, Greek, CJK, no-break and em spaces, an emoji, tabs, the query parser's quote and backslash
 AWKWARD = list("aZ9é-'’ \t\n.,;:()[]/\"\\_+=%αβΩ中\u0345\u24b6\u0301\u00a0\u2003\U0001f600-'’0Æ\u2010\u2212")
@@ -81,3 +81,15 @@ def test_an_index_of_plain_text_scores_as_one_of_the_text(tmp_path: Path) -> Non
         scores.append(out)
     assert scores[0] == scores[1]
     assert sum(isinstance(r, list) and len(r) > 0 for r in scores[1]) >= 5
+
+
+def test_sentence_index_split_field_and_queries() -> None:
+    """The sentence index keeps its regex analyser for the stored `text`, indexes `text_split` from split_text
+    with the simple tokenizer, and sends every query as plain_text to both."""
+    rng = random.Random(11)
+    samples = ["".join(rng.choice(AWKWARD) for _ in range(rng.randint(1, 40))) for _ in range(3000)]
+    samples += [f"a{chr(c)}b x-{chr(c)}y" for c in range(0x3000)]
+    for t in samples:
+        assert NEW[SPLIT_TOKENIZER].analyze(split_text(t)) == OLD[SPLIT_TOKENIZER].analyze(t), t
+        for name in (SCI_TOKENIZER, SPLIT_TOKENIZER):
+            assert OLD[name].analyze(plain_text(t)) == OLD[name].analyze(t), (name, t)
