@@ -199,8 +199,8 @@ class Embedder:
 
 
 # While a stop is possible, each call to the model is sized to take about this long: a cancel waits for at most
-# one call. Idle, a sentence takes ~12 ms (calls of ~25 sentences, throughput within a few % of 64); at load ~10
-# it took ~60 ms (calls of ~5, where a whole batch of 64 made a cancel wait 4 s).
+# one call (benchmarks/bench_embed_cancel.py: at load ~8 a cancel took 0.1-0.2 s, where whole batches of 64 took
+# up to 2.4 s; throughput no lower: sentences come in length order, so short calls pad no more).
 STOP_SECONDS = 0.3
 _FIRST_CALL = 8  # texts in the first paced call, before any time is known
 

@@ -37,20 +37,27 @@ MAX_QUERY_WORDS = 64
 # tokenizer took ~60% of the channel's build). Same tokens, same filters: the index is the same, old ones included.
 _JOINERS = "-'’"
 _RUNS = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"[\p{L}\p{N}]+")).build()  # the engine's own classes
-# every ASCII character but letters, digits and joiners -> a space; other characters added as first met
+# every ASCII character but letters, digits and joiners -> a space (as str.translate and bytes.translate tables)
 _PLAIN: dict[int, str] = {c: " " for c in range(128) if not chr(c).isalnum() and chr(c) not in _JOINERS}
+_PLAIN_BYTES = bytes(32 if c in _PLAIN else c for c in range(256))  # bytes >= 0x80 (UTF-8 sequences) kept
+# the non-ASCII characters met so far, and those of them that are no letter or digit (as a character class)
 _SEEN: set[str] = set()
+_OTHERS: list[str] = []
+_OTHER: re.Pattern[str] | None = None
 # a joiner not between two letters/digits (after the translation: next to a space, another joiner or an end)
-_STRAY = re.compile(r"(?:(?<=[ \-'’])|^)[\-'’]|[\-'’](?=[ \-'’]|$)")
+_STRAY = re.compile(r"[\-'’](?:(?<=[ \-'’][\-'’])|(?<=\A[\-'’])|(?=[ \-'’]|\Z))")
 
 
 def plain_text(text: str) -> str:
     """`text` with every character that is not a letter or digit (by the engine's regex classes) a space, and
     every joiner (- ' ’) that does not join two of them a space: whitespace-cut it gives TOKEN_PATTERN's tokens,
     cut at every non-alphanumeric (the simple tokenizer) the letter/digit runs."""
-    if not text.isascii():
-        _learn(text)
-    return _STRAY.sub(" ", text.translate(_PLAIN))
+    if text.isascii():
+        return _STRAY.sub(" ", text.translate(_PLAIN))
+    # in C throughout: str.translate of non-ASCII text looks each character up in a dict (3x slower)
+    out = text.encode("utf-8", "surrogatepass").translate(_PLAIN_BYTES).decode("utf-8", "surrogatepass")
+    other = _learn(text)
+    return _STRAY.sub(" ", other.sub(" ", out) if other is not None else out)
 
 
 def split_text(text: str) -> str:
@@ -58,17 +65,23 @@ def split_text(text: str) -> str:
     alphanumeric and the regex classes do not (marks such as U+0345, circled letters) needs to become a space."""
     if text.isascii():
         return text
-    _learn(text)
-    return text.translate(_PLAIN)
+    other = _learn(text)
+    return other.sub(" ", text) if other is not None else text
 
 
-def _learn(text: str) -> None:
-    """_PLAIN maps each non-ASCII character of `text` that is no letter or digit to a space (first met: asked of
-    the engine's regex, then remembered)."""
-    for c in set(text) - _SEEN:
-        if ord(c) > 127 and c not in _JOINERS and _RUNS.analyze(c) != [c]:
-            _PLAIN[ord(c)] = " "
-        _SEEN.add(c)
+def _learn(text: str) -> re.Pattern[str] | None:
+    """The class of non-ASCII characters that are no letter or digit, with those of `text` (each asked of the
+    engine's regex when first met)."""
+    global _OTHER
+    new = set(text) - _SEEN
+    if new:
+        for c in new:
+            if ord(c) > 127 and c not in _JOINERS and (0xD800 <= ord(c) <= 0xDFFF or _RUNS.analyze(c) != [c]):
+                _OTHERS.append(c)
+        _SEEN.update(new)
+        if _OTHERS:
+            _OTHER = re.compile("[" + "".join(re.escape(c) for c in _OTHERS) + "]")
+    return _OTHER
 
 
 def plain_analyzers(sci_tokenizer: str, split_tokenizer: str) -> dict[str, tantivy.TextAnalyzer]:
