@@ -127,26 +127,25 @@ class SentenceIndex:
         w = self.writer
         n = 0
         paper = None
+        title, year, staged = "", None, None
+        document = tantivy.Document
         for s in sentences:
             if s.paper_id != paper:  # the previous paper is complete: its paper document goes to its writer now
                 self.papers.write_staged()
                 paper = s.paper_id
-            doc = {
-                "sentence_id": s.id,
-                "paper_id": s.paper_id,
-                "section_kind": s.section_kind,
-                "section_title": s.section_title,
-                "title": titles.get(s.paper_id, ""),
-                "position": s.position,
-                "heading": 1 if s.is_heading else 0,
-                "text": s.text,
-                "text_split": split_text(s.text),
-            }
-            year = years.get(s.paper_id)
+                title, year = titles.get(paper, ""), years.get(paper)
+                staged = self.papers.staged(paper, titles, years)
             if year is not None:
-                doc["year"] = year
-            w.add_document(tantivy.Document(**doc))
-            self.papers.stage(s, titles, years)
+                doc = document(sentence_id=s.id, paper_id=paper, section_kind=s.section_kind,
+                               section_title=s.section_title, title=title, position=s.position,
+                               heading=1 if s.is_heading else 0, text=s.text, text_split=split_text(s.text),
+                               year=year)
+            else:
+                doc = document(sentence_id=s.id, paper_id=paper, section_kind=s.section_kind,
+                               section_title=s.section_title, title=title, position=s.position,
+                               heading=1 if s.is_heading else 0, text=s.text, text_split=split_text(s.text))
+            w.add_document(doc)
+            staged.add(s)  # type: ignore[union-attr]
             n += 1
         self.papers.write_staged()
         return n

@@ -18,6 +18,7 @@ import re
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import tantivy
@@ -107,7 +108,12 @@ def _schema(sci_tokenizer: str, split_tokenizer: str) -> tantivy.Schema:
 
 def in_abstract(s: Sentence) -> bool:
     # Structured abstracts label their parts (methods, results, ...) but keep the section title "Abstract".
-    return s.section_kind == "abstract" or s.section_title.strip().lower() == "abstract"
+    return s.section_kind == "abstract" or _abstract_title(s.section_title)
+
+
+@lru_cache(maxsize=4096)
+def _abstract_title(title: str) -> bool:  # a paper's few section titles, asked for each of its sentences
+    return title.strip().lower() == "abstract"
 
 
 @dataclass
@@ -173,15 +179,19 @@ class PaperIndex:
         return self._writer
 
     def stage(self, s: Sentence, titles: dict[str, str], years: dict[str, int | None]) -> None:
-        p = self._staged.get(s.paper_id)
+        self.staged(s.paper_id, titles, years).add(s)
+
+    def staged(self, paper_id: str, titles: dict[str, str], years: dict[str, int | None]) -> PaperText:
+        """The staged text of `paper_id`, for its next sentences (SentenceIndex.add takes it once per paper)."""
+        p = self._staged.get(paper_id)
         if p is None:
-            p = self._written.pop(s.paper_id, None)
+            p = self._written.pop(paper_id, None)
             if p is not None:  # more of a paper already written: its document is written anew, whole
-                self._deleted.append(s.paper_id)
+                self._deleted.append(paper_id)
             else:
-                p = PaperText(titles.get(s.paper_id, ""), years.get(s.paper_id))
-            self._staged[s.paper_id] = p
-        p.add(s)
+                p = PaperText(titles.get(paper_id, ""), years.get(paper_id))
+            self._staged[paper_id] = p
+        return p
 
     def delete_papers(self, paper_ids: Iterable[str]) -> None:
         for pid in paper_ids:
