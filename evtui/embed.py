@@ -18,6 +18,7 @@ import importlib.util
 import os
 import shutil
 import threading
+import time
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -132,6 +133,7 @@ class Embedder:
         self.threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
+        self._pace = _Pace()
 
     @property
     def loaded(self) -> bool:
@@ -164,19 +166,28 @@ class Embedder:
             raise EvtuiError(f"cannot load the embedding model from {folder}: {exc}") from exc
 
     def embed(self, texts: Sequence[str], batch_size: int = 64, stop: StopFn | None = None) -> np.ndarray:
-        """(n, 384) float32, each row L2-normalised. `stop()` is asked before each batch: True raises
-        EmbedStopped (a cancel answers within a batch, a fraction of a second, not a whole chunk: over a minute)."""
+        """(n, 384) float32, each row L2-normalised. `stop()` is asked before each call to the model: True raises
+        EmbedStopped. While a stop is possible the calls are paced (see _Pace) to take about STOP_SECONDS each,
+        so a cancel answers within a second even on a loaded machine, where a batch of 64 took 4 s."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
         model = self._load()
         # Batches pad to their longest text: embedding in length order wastes far less compute.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        lengths = [len(texts[i]) for i in order]
         rows: list[Any] = []
-        for start, end, size in token_batches([len(texts[i]) for i in order], batch_size):
-            for first in range(start, end, size):
+        for start, end, size in token_batches(lengths, batch_size):
+            first = start
+            while first < end:
                 if stop is not None and stop():
                     raise EmbedStopped
-                rows.extend(model.embed([texts[i] for i in order[first:min(end, first + size)]], batch_size=size))
+                n = size if stop is None else self._pace.size(lengths, first, min(end, first + size))
+                last = min(end, first + n)
+                t0 = time.perf_counter()
+                rows.extend(model.embed([texts[i] for i in order[first:last]], batch_size=last - first))
+                if stop is not None:
+                    self._pace.record(last - first, lengths[last - 1], time.perf_counter() - t0)
+                first = last
         mat = np.empty((len(texts), DIM), dtype=np.float32)
         mat[order] = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM)
         norms = np.linalg.norm(mat, axis=1, keepdims=True)
@@ -185,6 +196,33 @@ class Embedder:
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+# While a stop is possible, each call to the model is sized to take about this long: a cancel waits for at most
+# one call (benchmarks/bench_embed_cancel.py: at load ~8 a cancel took 0.1-0.2 s, where whole batches of 64 took
+# up to 2.4 s; throughput no lower: sentences come in length order, so short calls pad no more).
+STOP_SECONDS = 0.3
+_FIRST_CALL = 8  # texts in the first paced call, before any time is known
+
+
+class _Pace:
+    """Sizes the next call from the seconds per text-character of the last ones (a moving average), the call's
+    longest text standing for all of it (texts come in length order and a call pads to its longest)."""
+
+    def __init__(self) -> None:
+        self.per_char: float | None = None
+
+    def size(self, lengths: Sequence[int], first: int, last: int) -> int:
+        if self.per_char is None:
+            return min(last - first, _FIRST_CALL)
+        n = last - first
+        while n > 1 and n * max(lengths[first + n - 1], 1) * self.per_char > STOP_SECONDS:
+            n = max(1, int(n * STOP_SECONDS / (n * max(lengths[first + n - 1], 1) * self.per_char)))
+        return n
+
+    def record(self, n: int, longest: int, seconds: float) -> None:
+        rate = seconds / (n * max(longest, 1))
+        self.per_char = rate if self.per_char is None else 0.5 * self.per_char + 0.5 * rate
 
 
 # Attention memory grows with batch x length²: 64 methods sentences of 512 word pieces took onnxruntime to a 5.3 GB

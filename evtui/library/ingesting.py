@@ -188,6 +188,7 @@ class Ingesting(SamePapers, BatchWrites):
                 held: dict[tuple[str, str], tuple[str, dict[str, Any], str]] = {}  # key -> (id, info, format) kept
                 kept = self._stronger_stored([p for p, h in batch if p.id in stored and stored[p.id][0] != h])
                 batch_paths = {q.id: q.source_path for q, _h in batch}  # once per batch, not per paper
+                batch_sizes = {q.id: len(q.sentences) for q, _h in batch}
                 for paper, h in batch:
                     state = stored.get(paper.id)
                     if state is not None and run_start is not None and state[1] >= run_start:
@@ -211,8 +212,7 @@ class Ingesting(SamePapers, BatchWrites):
                         continue
                     keys = keys_of.get(paper.id, []) if state is None else []
                     n_stubs = len(stubs)
-                    other = self._same_paper(paper, keys, found, held, stubs, report, batch_paths,
-                                             {q.id: len(q.sentences) for q, _h in batch})
+                    other = self._same_paper(paper, keys, found, held, stubs, report, batch_paths, batch_sizes)
                     if other:
                         continue
                     winner_of.update(dict.fromkeys(stubs[n_stubs:], paper.id))
