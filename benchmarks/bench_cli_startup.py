@@ -1,5 +1,5 @@
 """`evtui search --method bm25 --json` as a cold process: wall and CPU time, median of N runs, and which heavy
-modules the process imported (docs/notes/cli.md).
+modules the process imported (docs/experiments/refactors.md, "The CLI package and its start-up").
 
     EVTUI_HOME=/tmp/cli-home python benchmarks/bench_cli_startup.py --runs 10
 

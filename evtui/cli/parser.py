@@ -1,6 +1,6 @@
 """`evtui`'s argument parser: every verb, flag and help text. A verb's function is named, not imported
 ("module:function" in evtui/cli), and run.py imports its module only when that verb runs: a cold `evtui search`
-loads neither the bench harness nor the app (docs/notes/cli.md)."""
+loads neither the bench harness nor the app (docs/experiments/refactors.md, "The CLI package and its start-up")."""
 
 from __future__ import annotations
 

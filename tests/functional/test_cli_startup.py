@@ -1,6 +1,6 @@
 """A cold `evtui search --method bm25 --json` imports only what the verb needs: neither the app (Textual), the judge,
 the verifier, the embedding model, the bench harness nor the file readers, and not Rich (nothing is drawn). Which
-modules, not how fast: the time is measured by benchmarks/bench_cli_startup.py (docs/notes/cli.md)."""
+modules, not how fast: the time is measured by benchmarks/bench_cli_startup.py (docs/experiments/refactors.md, "The CLI package and its start-up")."""
 
 from __future__ import annotations
 
