@@ -47,7 +47,7 @@ def auc(scores: list[float], gold: list[int]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--data", type=Path, help="the EvidenceBench JSON (the within-paper mode)")
     ap.add_argument("--home", type=Path, required=True)
     ap.add_argument("--k", type=int, default=20)
     ap.add_argument("--limit", type=int, default=None)
@@ -63,6 +63,8 @@ def main() -> None:
             ap.error("--scifact needs --corpus")
         library_wide(args)
         return
+    if args.data is None:
+        ap.error("--data (EvidenceBench) or --scifact is needed")
     items = load_items(args.data)
     lib = driver.bench_library("evidencebench", args.data, args.home, empty_ok=True)
     searcher = Searcher(lib)
