@@ -13,7 +13,8 @@ Each is measured as wall seconds, CPU seconds (user + sys, all threads) and peak
 Query: `bm25` through evtui's Searcher (k=20, highlights and all) against a raw tantivy query on the very same
 index directory (the claim's words as one should-query over both text fields, the 20 stored documents read),
 alternating per query; the median of the per-query ratios is what the issue's target reads (≤ 1.5).
-Prints one JSON object per stage. Pyserini (Java) is not run here: it is optional and not installed.
+Prints one JSON object per stage. With `--anserini-jar`, Pyserini's engine (Anserini on Lucene, Java 17) builds the
+same sentences too (benchmarks/peer_anserini.py).
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def has_module(python: str, name: str) -> bool:
     return subprocess.run([python, "-c", f"import {name}"], capture_output=True).returncode == 0
 
 
-def build_stage(corpus: Path, work: Path, rounds: int, peer_python: str) -> None:
+def build_stage(corpus: Path, work: Path, rounds: int, peer_python: str, anserini: Path | None = None) -> None:
     with_bm25s = has_module(peer_python, "bm25s")
     for r in range(rounds):
         home = work / f"home-{r}"
@@ -131,6 +132,13 @@ def build_stage(corpus: Path, work: Path, rounds: int, peer_python: str) -> None
                                "load": round(os.getloadavg()[0], 1), "evtui": ev, "tantivy": raw,
                                "ratio_wall": round(ev["wall_s"] / raw["wall_s"], 2),
                                "ratio_cpu": round(ev["cpu_s"] / raw["cpu_s"], 2)}
+        if anserini is not None:  # Pyserini's engine: its own collection format, converted before its clock
+            import peer_anserini
+
+            a = peer_anserini.build(anserini, sents, work / "anserini")
+            row["anserini"] = a
+            row["ratio_wall_anserini"] = round(ev["wall_s"] / a["wall_s"], 2)
+            row["ratio_cpu_anserini"] = round(ev["cpu_s"] / a["cpu_s"], 2)
         if with_bm25s:
             b = measured([peer_python, "-c", BM25S_BUILD, str(sents)])
             b.pop("out")
@@ -200,6 +208,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--peer-python", default=sys.executable, help="the Python that runs the peers (bm25s venv)")
+    ap.add_argument("--anserini-jar", type=Path, default=None,
+                    help="Pyserini 0.22.1's Anserini fat jar (benchmarks/peer_anserini.py says where it comes from)")
     args = ap.parse_args()
     print(json.dumps({"machine": f"{os.cpu_count()} cores", "date": time.strftime("%Y-%m-%d"),
                       "load": round(os.getloadavg()[0], 1)}), flush=True)
@@ -216,7 +226,7 @@ def main() -> None:
         if not corpus.exists():
             sents, titles = sentence_pool()
             write_shards(corpus, args.sentences, sents, titles, 500_000)
-    build_stage(corpus, work, args.rounds, args.peer_python)
+    build_stage(corpus, work, args.rounds, args.peer_python, args.anserini_jar)
     query_stage(work / f"home-{args.rounds - 1}", args.queries)
 
 
