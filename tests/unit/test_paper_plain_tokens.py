@@ -41,9 +41,15 @@ def test_real_sentences_give_the_same_tokens() -> None:
 def test_every_character_between_letters_digits_and_joiners() -> None:
     rng = random.Random(3)
     cps = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
-    for c in [*range(0x3000), *rng.sample(cps, 6000)]:
-        ch = chr(c)
-        _same(f"a{ch}b 9{ch}-x {ch}'s x-{ch} {ch}")
+    cases = [f"a{ch}b 9{ch}-x {ch}'s x-{ch} {ch}" for ch in map(chr, [*range(0x3000), *rng.sample(cps, 6000)])]
+    for n in range(0, len(cases), 64):  # 64 cases a text (spaces keep their tokens apart): 60x fewer analyser calls
+        chunk = cases[n:n + 64]
+        try:
+            _same(" ".join(chunk))
+        except AssertionError:
+            for case in chunk:  # the case that differs, by itself
+                _same(case)
+            raise
 
 
 def test_random_awkward_strings() -> None:
