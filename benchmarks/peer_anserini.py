@@ -13,8 +13,8 @@ each paper's sentences joined; both in one process each (JVM start-up included, 
 `-threads 2`. Converting the lines to Anserini's JsonCollection happens before the clock starts.
 
 Query: the same queries as bench_peers' query stage (bench_scale.queries), k=20, one search thread,
-stored text not fetched (Anserini writes a TREC run). The per-query time is (the run of N queries - the run of 1
-query) / (N - 1), so the JVM's start-up is left out; evtui's p50 for the same queries comes from `bench_peers.py
+stored text not fetched (Anserini writes a TREC run). The per-query time is (a run of the N queries read twice - a run
+of them read once) / N, so the JVM's start-up and warm-up are left out; evtui's p50 for the same queries comes from `bench_peers.py
 --home`. Prints one JSON object.
 """
 
@@ -75,17 +75,18 @@ def build(jar: Path, sentences: Path, work: Path) -> dict[str, Any]:
 
 
 def query_ms(jar: Path, index: Path, qs: list[str], work: Path) -> float:
-    """Milliseconds a query, start-up left out."""
-    def run(n: int) -> float:
-        topics = work / f"topics-{n}.tsv"
-        lines = (f"{i}\t{' '.join(q.split())}\n" for i, q in enumerate(qs[:n]))
+    """Milliseconds a query once the JVM is warm: (the queries read twice - read once) / their number, so start-up
+    and the JIT's warm-up fall out of the difference."""
+    def run(times: int) -> float:
+        topics = work / f"topics-x{times}.tsv"
+        lines = (f"{n}\t{' '.join(q.split())}\n" for n, q in enumerate(qs * times))
         topics.write_text("".join(lines), encoding="utf-8")
         m = measured(["java", "-cp", str(jar), "io.anserini.search.SearchCollection", "-index", str(index),
-                      "-topics", str(topics), "-topicreader", "TsvString", "-output", str(work / f"run-{n}.txt"),
+                      "-topics", str(topics), "-topicreader", "TsvString", "-output", str(work / f"run-x{times}.txt"),
                       "-bm25", "-hits", "20", "-threads", "1"])
         return float(m["wall_s"])
-    one, many = run(1), run(len(qs))
-    return round(1000 * (many - one) / max(len(qs) - 1, 1), 2)
+    once, twice = run(1), run(2)
+    return round(1000 * (twice - once) / max(len(qs), 1), 2)
 
 
 def main() -> None:
@@ -104,7 +105,7 @@ def main() -> None:
 
     qs = queries(args.queries, [])
     row["queries"] = len(qs)
-    row["query_ms_mean"] = query_ms(args.jar, args.work / "index-sentences", qs, args.work)
+    row["query_ms_warm_mean"] = query_ms(args.jar, args.work / "index-sentences", qs, args.work)
     print(json.dumps(row), flush=True)
 
 
