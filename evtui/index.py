@@ -135,15 +135,11 @@ class SentenceIndex:
                 paper = s.paper_id
                 title, year = titles.get(paper, ""), years.get(paper)
                 staged = self.papers.staged(paper, titles, years)
+            doc = document(sentence_id=s.id, paper_id=paper, section_kind=s.section_kind,
+                           section_title=s.section_title, title=title, position=s.position,
+                           heading=1 if s.is_heading else 0, text=s.text, text_split=split_text(s.text))
             if year is not None:
-                doc = document(sentence_id=s.id, paper_id=paper, section_kind=s.section_kind,
-                               section_title=s.section_title, title=title, position=s.position,
-                               heading=1 if s.is_heading else 0, text=s.text, text_split=split_text(s.text),
-                               year=year)
-            else:
-                doc = document(sentence_id=s.id, paper_id=paper, section_kind=s.section_kind,
-                               section_title=s.section_title, title=title, position=s.position,
-                               heading=1 if s.is_heading else 0, text=s.text, text_split=split_text(s.text))
+                doc.add_integer("year", year)
             w.add_document(doc)
             staged.add(s)  # type: ignore[union-attr]
             n += 1

@@ -208,7 +208,11 @@ class PaperIndex:
         `delete_all` everything waits for the commit, which deletes first."""
         if self._delete_all or self.ix is None or not self.writable or not (self._deleted or self._staged):
             return
-        w = self.claim_writer()
+        self._hand_over(self.claim_writer())
+
+    def _hand_over(self, w: tantivy.IndexWriter) -> None:
+        """The staged deletes, then the staged documents, to the writer; the papers written are kept (see
+        `_written`) until the commit."""
         for pid in self._deleted:
             w.delete_documents_by_term("paper_id", pid)
         self._deleted.clear()
@@ -239,14 +243,9 @@ class PaperIndex:
         w = self.claim_writer()
         if self._delete_all:
             w.delete_all_documents()
-        for pid in self._deleted:
-            w.delete_documents_by_term("paper_id", pid)
-        for pid, p in self._staged.items():
-            self._add(w, pid, p)
+        self._hand_over(w)
         w.commit()
         self.ix.reload()
-        self._staged.clear()
-        self._deleted.clear()
         self._written.clear()
         self._delete_all = False
         if not self.complete:

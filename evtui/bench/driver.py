@@ -14,7 +14,8 @@ from __future__ import annotations
 import hashlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -253,3 +254,16 @@ class RunBook:
         """After a failure: forget the runs that stored no item (nothing to resume)."""
         if self.run_ids:
             discard_empty(self.library, list(self.run_ids.values()))
+
+    @contextmanager
+    def settled_on_failure(self) -> Iterator[None]:
+        """Around a run: a failure forgets runs that stored nothing (`discard_empty`), an interruption (Ctrl-C)
+        stores what the run finished (`keep`), so `--resume` starts after it."""
+        try:
+            yield
+        except EvtuiError:
+            self.discard_empty()
+            raise
+        except BaseException:
+            self.keep()
+            raise

@@ -56,18 +56,12 @@ def cmd_bench_evidencebench(args: argparse.Namespace) -> int:
             if done and not args.json:
                 say(f"[dim]resuming run {run_id} ({task}): {len(done)} item(s) already done[/]")
             with progress_bar(f"{task} · {args.method}", not args.json) as cb:
-                try:
+                with book.settled_on_failure():  # Ctrl-C: the items it finished are stored, for --resume
                     res = run_evidencebench(
                         data, task, args.method, seed=args.seed, home=lib.config.home,
                         on_progress=(lambda d, t, cb=cb: cb(_Files(d, t))) if cb else None,
                         judge_opts=judge_opts(args), done=done, on_item=book.recorder(task), limit=args.limit,
                         engine=engine)
-                except EvtuiError:
-                    book.discard_empty()
-                    raise
-                except BaseException:  # Ctrl-C: the items it finished are stored, for --resume
-                    book.keep()
-                    raise
             res["run_id"] = save_run(lib, res, book.params, run_id=run_id) if run_id else None
             results.append(res)
     from evtui.bench.estimate import IN_SAMPLE_NOTE, IN_SAMPLE_STYLE, in_sample
@@ -245,14 +239,8 @@ def _recorded_run(args: argparse.Namespace, dataset: str, task: str, method: str
         if done and not args.json:
             say(f"[dim]resuming run {run_id}: {len(done)} claim(s) already done[/]")
         with stage_progress(not args.json) as cb:
-            try:
+            with book.settled_on_failure():  # Ctrl-C: the items it finished are stored, for --resume
                 res, params = run(lib, cb, done, book.recorder(task))
-            except EvtuiError:
-                book.discard_empty()
-                raise
-            except BaseException:  # Ctrl-C: the items it finished are stored, for --resume
-                book.keep()
-                raise
         if run_id:
             save(lib, res, params, run_id)
             if not args.json:

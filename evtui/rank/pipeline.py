@@ -534,8 +534,9 @@ class BestRanker:
         if missing:
             keep = set(order) | moved
             # the list's last places that the floor may take: the lowest-ranked ones it does not itself hold
-            free = [n for n in range(len(out) - 1, -1, -1) if out[n] not in keep][:max(0, len(missing) + len(out) - k)]
-            out = [i for n, i in enumerate(out) if n not in set(free)]
+            excess = max(0, len(out) + len(missing) - k)
+            free = set([n for n in reversed(range(len(out))) if out[n] not in keep][:excess])
+            out = [i for n, i in enumerate(out) if n not in free]
             tail = len(out)
             while tail and skip[out[tail - 1]]:  # captions and metadata lines stay last
                 tail -= 1
