@@ -123,8 +123,9 @@ class SearchResults(SearchBase):
             if j is not None and getattr(j, "status", "ok") == "ok":
                 counts[j.stance] = counts.get(j.stance, 0) + 1
         # 80 columns with a filter on: the words go, the numbers stay; then the hidden ranks' note shortens
+        hidden = self.hidden_ranks()
         for compact, gaps in ((False, 0), (True, 0), (True, 1), (True, 2), (True, 3)):
-            out = self._verdict_bar(counts, compact=compact, gaps=gaps)
+            out = self._verdict_bar(counts, hidden, compact=compact, gaps=gaps)
             if len(out.plain) <= self.size.width - 4:
                 break
         if self.has_class("narrow") and not self.filters_open:
@@ -147,8 +148,9 @@ class SearchResults(SearchBase):
         last = max(e.rank for e in self.kept)
         return sorted(e.rank for e in self.result.evidence if e.sentence.id not in kept and e.rank < last)
 
-    def _verdict_bar(self, counts: dict[str, int], compact: bool, gaps: int = 0) -> Text:
-        """`gaps`: how short the hidden ranks' note is, from 0 (whole) to 3 (their count only)."""
+    def _verdict_bar(self, counts: dict[str, int], hidden: list[int], compact: bool, gaps: int = 0) -> Text:
+        """`hidden`: the ranks the concept check hid (hidden_ranks); `gaps`: how short their note is, from 0
+        (whole) to 3 (their count only)."""
         out = Text()
         if self.result is None or not self.kept:
             return out
@@ -160,7 +162,6 @@ class SearchResults(SearchBase):
         out.append(f"● {counts['neutral']}{words[2]}", style="grey62")
         papers = len({e.sentence.paper_id for e in self.kept})
         out.append(f" · {papers} paper{'s' if papers != 1 else ''}")
-        hidden = self.hidden_ranks()
         if hidden:
             plural = len(hidden) > 1
             more = f" +{len(hidden) - 3}" if len(hidden) > 3 else ""
