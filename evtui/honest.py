@@ -65,9 +65,14 @@ def concepts(aspects: Sequence[Aspect]) -> list[Aspect]:
     return found or list(aspects)
 
 
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+
+
 def unit(token: str) -> str:
-    """A word's stem; a hyphenated name (caspase-11, IL-6, TNF-alpha) stays one unit, in any hyphenation."""
-    parts = PART_RE.findall(token.lower())
+    """A word's stem; a hyphenated name (caspase-11, IL-6, TNF-alpha) stays one unit, in any hyphenation. A
+    possessive is its word ("Aspirin's", "COVID-19's", "Crohn's": aspirin, covid19, crohn), in a claim and in a
+    sentence alike: as "aspirins" no sentence ever named the subject of "Aspirin's use reduces …"."""
+    parts = PART_RE.findall(_POSSESSIVE.sub("", token.lower()))
     return stem(parts[0]) if len(parts) == 1 else "".join(parts)
 
 

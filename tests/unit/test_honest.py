@@ -98,3 +98,18 @@ def test_the_coverage_dots_show_a_concept_mentioned_in_part() -> None:
     assert in_part(text, q.aspects, {s.aspect for s in spans}) == [crc]
     assert coverage_marker(spans, q.aspects, in_part(text, q.aspects)).plain == "●●◐"
     assert coverage_marker(spans, q.aspects).plain == "●●○"
+
+
+def test_a_possessive_names_its_word() -> None:
+    """"Aspirin's use reduces …": as the unit "aspirins" no sentence ever named the claim's subject, so the judge
+    capped every sentence at "peripheral" and said it "does not name “Aspirin's use”"."""
+    from evtui.honest import core_of, named, unit
+
+    assert [unit(t) for t in ("Aspirin's", "COVID-19’s", "Crohn's", "IL-6", "its")] == [
+        "aspirin", "covid19", "crohn", "il6", "it"]
+    q = parse_query("Aspirin's use reduces colorectal cancer risk", mode="claim")
+    subject = q.aspects[0].id
+    text = "600 mg aspirin per day for a mean of 25 months substantially reduced the risk of colorectal cancer."
+    assert subject in named(text, q.aspects, set())
+    assert core_of(text, q.aspects, set()).subject
+    assert subject in named("In Crohn's disease, aspirin use was rare.", q.aspects, set())
