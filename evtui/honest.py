@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -220,6 +220,12 @@ def named(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None) -> 
     whole = set(lit) if lit is not None else {s.aspect for s in find_spans(text, aspects)}
     ids = {a.id for a in concepts(aspects)}
     return (whole & ids) | set(in_part(text, aspects, whole))
+
+
+def names_somewhere(sentences: Iterable[tuple[str, set[str]]], aspects: Sequence[Aspect], ids: set[str]) -> bool:
+    """Whether any of a paper's sentences, as (text, the aspects its highlights cover), names one of the concepts
+    `ids` as `named` reads a sentence."""
+    return any(ids & named(text, aspects, lit) for text, lit in sentences)
 
 
 def pronoun_led(text: str) -> bool:

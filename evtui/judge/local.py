@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from evtui.honest import core_of, core_sides, in_part
+from evtui.honest import core_of, core_sides, in_part, names_somewhere
 from evtui.ingest.sections import back_matter, metadata_line
 from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
@@ -106,13 +106,18 @@ class LocalJudge:
             pool = self.ranker.pool_for(query, Filters(paper=paper))
             row = {c.sentence.id: n for n, c in enumerate(pool.candidates)}
             probs = self.ranker.model.probability(pool.x) if len(pool.x) else np.zeros(0)
+            # whether the paper names the claim's subject elsewhere: only what the rationale says (see _verdict)
+            subject = set(core_sides(query.aspects)[0]) if query.mode in CORE_MODES else set()
+            elsewhere = bool(subject) and names_somewhere(
+                ((c.sentence.text, {sp.aspect for sp in c.spans}) for c in pool.candidates), query.aspects, subject)
             for i in idxs:
                 e = evidence[i]
                 n = row.get(e.sentence.id)
                 if n is None:  # a heading or a sentence no longer in the library
                     out[i] = self._failed(e, "sentence is not a searchable sentence of its paper")
                     continue
-                out[i] = self._verdict(query, e, float(probs[n]), pool.x[n], labels, stances[i], prevs[i])
+                out[i] = self._verdict(query, e, float(probs[n]), pool.x[n], labels, stances[i], prevs[i],
+                                       elsewhere)
         return [j for j in out if j is not None]
 
     def _stances(self, query: ParsedQuery, evidence: list[Evidence], prevs: list[str]) -> list[StanceProbs]:
@@ -122,7 +127,9 @@ class LocalJudge:
         return self.verifier.verify(verifier_claim(query), [e.sentence.text for e in evidence], prevs)
 
     def _verdict(self, query: ParsedQuery, e: Evidence, p: float, x: np.ndarray,
-                 labels: dict[str, str], sp: StanceProbs, previous: str = "") -> Judgment:
+                 labels: dict[str, str], sp: StanceProbs, previous: str = "",
+                 subject_elsewhere: bool = False) -> Judgment:
+        """`subject_elsewhere`: the sentence's paper names the claim's subject in another sentence."""
         bands = self.ranker.model.levels or [0.02, 0.10, 0.25, 0.50, 0.75]
         level = int(np.searchsorted(bands, p, side="right"))
         covered = sorted({h.aspect for h in e.highlights})
@@ -177,7 +184,10 @@ class LocalJudge:
         subject, outcome = core_sides(query.aspects)
         ruled = query.mode in CORE_MODES
         if ruled and not core.subject:
-            cues.append(f"does not name {_either(subject, labels)}: no evidence on the query's relation")
+            cues.append(f"does not name {_either(subject, labels)}" + (
+                # a paraphrase ("the virus" for "SARS-CoV-2") is not told from another subject by words: said so
+                " itself, which its paper does (perhaps by another name here): read as no evidence on the query's "
+                "relation" if subject_elsewhere else ": no evidence on the query's relation"))
         elif ruled and not core.outcome:
             cues.append(f"does not name {_either(outcome, labels)}: evidence on a part of the query at most"
                         if core.relation else f"names {_either(subject, labels)} alone: no evidence on the relation")

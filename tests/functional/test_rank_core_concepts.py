@@ -85,6 +85,22 @@ def test_primary_needs_the_subject_and_the_outcome(library: Library) -> None:
     assert _level_at(judge, met, it, 0.9) <= 2
 
 
+def test_the_rationale_says_when_the_paper_names_the_subject_elsewhere(library: Library) -> None:
+    """A sentence without the subject is capped either way, but its rationale tells a sentence of the claim's own
+    paper (which may name the subject another way: "the virus") from one of a paper on another subject."""
+    s = Searcher(library)
+    judge = LocalJudge(library, s.ranker)
+    met = s.parse(METFORMIN)
+    res = s.search(met, k=30, method="bm25")
+    verdicts = {j.sentence_id: j for j in judge.judge(met, res.evidence)}
+    own = verdicts[_find(res.evidence, "The recurrence of colorectal adenomas was assessed").sentence.id]
+    assert own.level <= 2 and "does not name “Metformin” itself, which its paper does" in own.rationale
+    others = [verdicts[e.sentence.id] for e in res.evidence if "metformin" not in library.store.paper(
+        e.sentence.paper_id).title.lower()]  # type: ignore[union-attr]
+    assert others and all("its paper does" not in j.rationale for j in others)
+    assert any("does not name “Metformin”: no evidence" in j.rationale for j in others)
+
+
 def test_a_finding_in_the_negative_is_a_result(library: Library) -> None:
     s = Searcher(library)
     judge = LocalJudge(library, s.ranker)
