@@ -84,10 +84,10 @@ def test_cancelling_drops_the_calls_in_flight_and_returns_at_once(server: FaultS
     assert [j.status for j in out].count("ok") == 1 and len(seen) == 1
     rest = [j for j in out if j.status != "ok"]
     assert len(rest) == 7 and all(j.status == "skipped" and j.error == CANCELLED for j in rest)
-    sent = len(server.chat_requests())
-    assert sent <= 1 + 3  # the verdict and the calls in flight beside it, no more
+    # the verdict and the calls in flight beside it, and none after: counted once the calls already on the wire
+    # have reached the server (counted at once, a loaded machine saw 2 and then 3 arrive, none of them new)
     time.sleep(1.0)
-    assert len(server.chat_requests()) == sent
+    assert len(server.chat_requests()) <= 1 + 3
 
 
 def test_cancelled_before_the_first_call_makes_none(server: FaultServer) -> None:
