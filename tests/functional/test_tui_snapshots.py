@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("pytest_textual_snapshot")
 
 from textual.widgets import Input, Select  # noqa: E402
-from tui_pilot import TRIPLET, ready, until  # noqa: E402
+from tui_pilot import TRIPLET, focus_results, ready, until  # noqa: E402
 
 from evtui.config import load_config  # noqa: E402
 from evtui.tui.app import EvtuiApp  # noqa: E402
@@ -117,10 +117,8 @@ def test_paper_reader(snap_compare: Any, papers_ingested: Path, fixed_clock: Non
 
 async def _bench(pilot: Any) -> None:
     app = pilot.app
-    await ready(app, pilot)  # the query bar takes focus a tick after the library opens: after it, ours holds
-    results = app.screen.query_one("#results")
-    results.focus()
-    await until(pilot, lambda: app.focused is results)  # else "b" may land in the query bar
+    await ready(app, pilot)
+    await focus_results(app, pilot)  # taken again until it holds, else "b" may land in the query bar
     await pilot.press("b")
     await until(pilot, lambda: type(app.screen).__name__ == "BenchScreen")
     # The cost line is filled 0.2 s after the screen opens (a debounce timer): on a loaded machine a fixed pause
