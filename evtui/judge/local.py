@@ -102,12 +102,12 @@ class LocalJudge:
         labels = {a.id: a.label for a in query.aspects}
         prevs = self.library.store.previous_texts([e.sentence.id for e in evidence]) if evidence else []
         stances = self._stances(query, evidence, prevs)
+        subject = set(core_sides(query.aspects)[0]) if query.mode in CORE_MODES else set()
         for paper, idxs in by_paper.items():
             pool = self.ranker.pool_for(query, Filters(paper=paper))
             row = {c.sentence.id: n for n, c in enumerate(pool.candidates)}
             probs = self.ranker.model.probability(pool.x) if len(pool.x) else np.zeros(0)
             # whether the paper names the claim's subject elsewhere: only what the rationale says (see _verdict)
-            subject = set(core_sides(query.aspects)[0]) if query.mode in CORE_MODES else set()
             elsewhere = bool(subject) and names_somewhere(
                 ((c.sentence.text, {sp.aspect for sp in c.spans}) for c in pool.candidates), query.aspects, subject)
             for i in idxs:
