@@ -195,23 +195,96 @@ NEGATED_RESULT = re.compile(r"\b(?:did not|does not|do not|was not|were not|is n
                             r"unrelated to|neither)\b", re.I)
 
 
-def core_sides(aspects: Sequence[Aspect]) -> tuple[list[str], list[str]]:
+# A claim's frame says who holds it, when, or that there is evidence for it ("Researchers at the University of Hong
+# Kong estimated", "A new study suggests that", "In November,", "There is little evidence that"): it names nothing
+# the claim is about, yet its first words were read as the claim's subject ("Researchers", "new", "November"), and
+# the judge held every sentence that did not name them to "peripheral". An attribution needs its "that", or a verb
+# of saying, so that "Trials of aspirin showed …" keeps aspirin.
+_SAYING = (r"(?:estimated|estimates?|says?|said|believes?|believed|warns?|warned|argues?|argued|claims?|claimed|"
+           r"predicts?|predicted|projects?|projected)")
+_SHOWING = (r"(?:found|finds?|shows?|showed|shown|suggests?|suggested|indicates?|indicated|reports?|reported|"
+            r"demonstrates?|demonstrated|reveals?|revealed|confirms?|confirmed|concludes?|concluded|discovered|"
+            r"determined|proves?|proved|notes?|noted)")
+_FRAME = re.compile(
+    r"^\s*(?:"
+    r"(?:in|at|from|during|by|after|before|since|as\s+of|until|through)\s[^,;]{1,80},\s*"
+    r"|(?:however|meanwhile|moreover|additionally|furthermore|overall|importantly|notably|interestingly|also|and|but|"
+    r"the\s+same\s+day)\b,?\s*"
+    r"|(?:(?:an?|the|one|this|that|some|many|most|several|other|recent|new|preliminary|previous|early|initial|large|"
+    r"small|further)\s+)*(?:researchers?|scientists?|experts?|investigators?|studies|study|research|data|reports?|"
+    r"analys[ie]s|trials?|evidence|survey|paper|authors?|doctors?|officials?)\b[^.;:]{0,100}?\b"
+    rf"(?:(?:have\s+|has\s+)?(?:{_SHOWING}|{_SAYING})\s+that|{_SAYING})\s+"
+    r"|there\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:no|little|some|strong|limited|growing|insufficient|"
+    r"clear|good|weak|increasing|mounting|new)?\s*(?:scientific\s+|clinical\s+|clear\s+)?evidence\s+"
+    r"(?:that|to\s+suggest\s+that|suggesting\s+that|showing\s+that)\s+"
+    r"|it\s+is\s+(?:possible|likely|unlikely|probable|known|true|clear|thought|believed|estimated|predicted)\s+"
+    r"(?:that\s+)?)", re.I)
+_RELATIVE = frozenset({"that", "which", "who", "whose"})
+
+
+def claim_core_text(text: str) -> str:
+    """The claim without its frame (`_FRAME`, as often as one opens it); the claim itself when nothing would be
+    left."""
+    rest = text
+    while (m := _FRAME.match(rest)) and m.end() < len(rest):
+        rest = rest[m.end():]
+    return rest if TOKEN_RE.search(rest) else text
+
+
+def _placed(aspects: Sequence[Aspect], text: str) -> list[tuple[int, Aspect]]:
+    """The aspects outside the claim's frame, in text order (they come in it), each with the index of its first word
+    among the frame-free claim's words (-1: not found, or no `text`). The frame's concepts open the list: those whose
+    first word the frame holds, up to the first that it does not."""
+    if not text:
+        return [(-1, a) for a in aspects]
+    core = claim_core_text(text)
+    frame = {t.lower() for t in TOKEN_RE.findall(text[:len(text) - len(core)])}
+    words = [t.lower() for t in TOKEN_RE.findall(core)]
+    out: list[tuple[int, Aspect]] = []
+    cursor = 0
+    for a in aspects:
+        first = next(iter(TOKEN_RE.findall(a.label)), "").lower()
+        if not out and first in frame and first not in words[cursor:]:
+            continue  # in the frame
+        at = words.index(first, cursor) if first in words[cursor:] else -1
+        cursor = at + 1 if at >= 0 else cursor
+        out.append((at, a))
+    return out
+
+
+def core_sides(aspects: Sequence[Aspect], text: str = "") -> tuple[list[str], list[str]]:
     """(subject ids, outcome ids): a triplet's head and tail; a claim's concepts before its first relation word and
     those after it ("Vitamin D supplementation" | "fracture risk"). A claim with no relation word between two
-    concepts reads its first concept as the subject and the rest as outcomes; one concept alone has no outcome."""
+    concepts reads its first concept (with those it joins by "of": "low levels of IL-6") as the subject and the rest
+    as outcomes; one concept alone has no outcome. `text`, the claim: concepts only in its frame (`claim_core_text`)
+    are neither, and a relation word inside the subject ("Drugs that block IL-6 increase …") splits nothing."""
     heads = [a.id for a in aspects if a.role == "head"]
     tails = [a.id for a in aspects if a.role == "tail"]
     if heads or tails:
         return heads, tails
-    wanted = [a for a in aspects if a.role != "relation"]
-    first_rel = next((n for n, a in enumerate(aspects) if a.role == "relation"), None)
-    if first_rel is not None:
-        before = [a.id for a in aspects[:first_rel] if a.role != "relation"]
-        after = [a.id for a in aspects[first_rel:] if a.role != "relation"]
+    placed = _placed(aspects, text)
+    if not any(a.role != "relation" for _p, a in placed):  # nothing outside the frame: read it all
+        placed = [(-1, a) for a in aspects]
+    ordered = [a for _p, a in placed]
+    wanted = [a for a in ordered if a.role != "relation"]
+    words = [t.lower() for t in TOKEN_RE.findall(claim_core_text(text))] if text else []
+    # a relation word right after "that" / "which" is inside the subject's clause ("Drugs that block IL-6 …")
+    rels = [n for n, (_at, a) in enumerate(placed) if a.role == "relation"]
+    splits = [n for n in rels if not (placed[n][0] > 0 and words[placed[n][0] - 1] in _RELATIVE)] or rels
+    if splits:
+        before = [a.id for a in ordered[:splits[0]] if a.role != "relation"]
+        after = [a.id for a in ordered[splits[0]:] if a.role != "relation"]
         if before and after:
             return before, after
     ids = [a.id for a in wanted]
-    return ids[:1], ids[1:]
+    subject = ids[:1]
+    # "low levels of IL-6", "One type of COVID-19 test": the subject runs on through "of", an outcome left
+    spans = [(at, at + len(TOKEN_RE.findall(a.label)), a.id) for at, a in placed if a.role != "relation"]
+    for (start0, end, _i), (start, _e, nxt) in zip(spans, spans[1:], strict=False):
+        if start0 < 0 or words[end:start] not in (["of"], ["of", "the"]) or len(subject) + 1 >= len(ids):
+            break
+        subject.append(nxt)
+    return subject, [i for i in ids if i not in subject]
 
 
 def named(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None) -> set[str]:
@@ -248,11 +321,13 @@ class Core:
         return self.subject and self.outcome
 
 
-def core_of(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None, previous: str = "") -> Core:
-    """`lit`: the aspects the sentence's highlights cover (found here when not given)."""
+def core_of(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None, previous: str = "",
+            claim: str = "") -> Core:
+    """`lit`: the aspects the sentence's highlights cover (found here when not given); `claim`: the query's text
+    (`core_sides`)."""
     if lit is None:
         lit = {s.aspect for s in find_spans(text, aspects)}
-    subj, outc = core_sides(aspects)
+    subj, outc = core_sides(aspects, claim)
     have = named(text, aspects, lit)
     if previous and pronoun_led(text):
         have |= named(previous, aspects)

@@ -27,7 +27,7 @@ from evtui.request import Filters
 from evtui.verify.cues import asks, background_label, explain, non_significant, null_claim, plans, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-11"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-12"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
 # dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
 # concepts mentioned in part are named; 6: a non-significant result supports no claim of an effect, a significant
@@ -39,7 +39,8 @@ PROMPT_VERSION = "local-11"  # no prompt: the version of the feature/level mappi
 # agent noun ("ACE inhibitors") is no direction cue, and a citation is shown once and named ("Smith et al."); 10:
 # "primary" and "direct" need the query's core concepts named (subject and outcome), a sentence without its subject
 # is at most "peripheral", a finding stated in the negative on both is a result (at least "substantial"), and a
-# keywords line is no evidence at all; 11: a possessive names its word, "Aspirin's use" is named by "aspirin")
+# keywords line is no evidence at all; 11: a possessive names its word, "Aspirin's use" is named by "aspirin"; 12: a
+# claim's frame ("Researchers … estimated that", "In November,") is not its subject, which runs on through "of")
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
 # An abstract's BACKGROUND / CONTEXT sentence recounts what was known: 10 of SciFact's 633 such sentences are gold
@@ -102,7 +103,7 @@ class LocalJudge:
         labels = {a.id: a.label for a in query.aspects}
         prevs = self.library.store.previous_texts([e.sentence.id for e in evidence]) if evidence else []
         stances = self._stances(query, evidence, prevs)
-        subject = set(core_sides(query.aspects)[0]) if query.mode in CORE_MODES else set()
+        subject = set(core_sides(query.aspects, query.text)[0]) if query.mode in CORE_MODES else set()
         for paper, idxs in by_paper.items():
             pool = self.ranker.pool_for(query, Filters(paper=paper))
             row = {c.sentence.id: n for n, c in enumerate(pool.candidates)}
@@ -133,7 +134,7 @@ class LocalJudge:
         bands = self.ranker.model.levels or [0.02, 0.10, 0.25, 0.50, 0.75]
         level = int(np.searchsorted(bands, p, side="right"))
         covered = sorted({h.aspect for h in e.highlights})
-        core = core_of(e.sentence.text, query.aspects, set(covered), previous)
+        core = core_of(e.sentence.text, query.aspects, set(covered), previous, query.text)
         if query.mode in CORE_MODES:
             if core.both and core.negated and level > 0:
                 level = max(level, NEGATED_MIN_LEVEL)
@@ -181,7 +182,7 @@ class LocalJudge:
             cues.append("mentions part of " + ", ".join(labels.get(a, a) for a in partly))
         if not covered and not partly:
             cues.append("matches none of the query's aspects")
-        subject, outcome = core_sides(query.aspects)
+        subject, outcome = core_sides(query.aspects, query.text)
         ruled = query.mode in CORE_MODES
         if ruled and not core.subject:
             cues.append(f"does not name {_either(subject, labels)}" + (

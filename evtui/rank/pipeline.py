@@ -495,7 +495,8 @@ class BestRanker:
         finding = s.section_kind in _FINDING_KINDS or (s.section_kind == "abstract" and _FINDING_LABEL.match(s.text))
         if not finding or plans(s.text) or background_label(s.text, s.section_kind):
             return False
-        core = core_of(s.text, parsed.aspects, {sp.aspect for sp in c.spans})
+        core = core_of(s.text, parsed.aspects, {sp.aspect for sp in c.spans},
+                       claim=parsed.text if parsed.mode == "claim" else "")
         return core.both and core.relation
 
     def _full_cover(self, parsed: ParsedQuery, pool: Pool) -> set[int]:

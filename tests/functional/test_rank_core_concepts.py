@@ -142,3 +142,17 @@ def test_best_keeps_what_bm25_finds_and_the_only_full_cover(library: Library) ->
     # the few sentences naming both concepts (this one and the VD paper's introduction) are not held down by
     # their papers' prior: the first three places, one more for each
     assert at[_find(best, "Vitamin D insufficiency and deficiency exacerbate").sentence.id] <= 4
+
+
+def test_a_claims_frame_is_not_the_subject_the_judge_asks_for(library: Library) -> None:
+    """"Some scientists estimated that metformin …": the subject is metformin, not "scientists estimated", so the
+    trial's own conclusion is not held to "peripheral" for not naming who holds the claim."""
+    s = Searcher(library)
+    judge = LocalJudge(library, s.ranker)
+    framed = s.parse("Some scientists estimated that metformin was useless against the recurrence of colorectal "
+                     "adenomas")
+    res = s.search(framed, k=30, method="bm25")
+    conclusion = _find(res.evidence, "Conclusions: Metformin did not reduce")
+    assert _level_at(judge, framed, conclusion, 0.9) >= 4
+    verdicts = {j.sentence_id: j for j in judge.judge(framed, res.evidence)}
+    assert "does not name" not in verdicts[conclusion.sentence.id].rationale

@@ -113,3 +113,42 @@ def test_a_possessive_names_its_word() -> None:
     assert subject in named(text, q.aspects, set())
     assert core_of(text, q.aspects, set()).subject
     assert subject in named("In Crohn's disease, aspirin use was rare.", q.aspects, set())
+
+
+def _sides(claim: str) -> tuple[list[str], list[str]]:
+    from evtui.honest import core_sides
+
+    q = parse_query(claim, mode="claim")
+    labels = {a.id: a.label for a in q.aspects}
+    subject, outcome = core_sides(q.aspects, claim)
+    return [labels[i] for i in subject], [labels[i] for i in outcome]
+
+
+def test_a_claims_frame_is_not_its_subject() -> None:
+    """Who holds a claim, when, or that there is evidence for it names nothing the claim is about: "Researchers",
+    "new" and "November" were read as subjects, and every sentence without them held to "peripheral"."""
+    assert _sides("Researchers at the University of Hong Kong estimated that hydroxychloroquine reduces mortality "
+                  "in COVID-19 patients")[0] == ["hydroxychloroquine"]
+    assert _sides("A new study suggests that dexamethasone reduces mortality in ventilated patients")[0] == [
+        "dexamethasone"]
+    assert _sides("In November, the study found that baricitinib improves survival in severe Covid-19")[0] == [
+        "baricitinib"]
+    assert _sides("There is little evidence that vitamin C prevents colds")[0] == ["vitamin C"]
+    assert _sides("In British men, haplogroup I increases the risk of cardiovascular disease")[0] == ["haplogroup"]
+    # an attribution needs its "that" or a verb of saying: the trials here are the claim's own subject
+    assert "aspirin" in _sides("Trials of aspirin showed a reduced risk of colorectal cancer")[0] + _sides(
+        "Trials of aspirin showed a reduced risk of colorectal cancer")[1]
+    # without the claim's text, the frame is read as before
+    from evtui.honest import core_sides
+
+    q = parse_query("A new study suggests that dexamethasone reduces mortality", mode="claim")
+    assert [a.label for a in q.aspects if a.id in core_sides(q.aspects)[0]] != ["dexamethasone"]
+
+
+def test_a_subject_runs_on_through_of_and_keeps_its_relative_clause() -> None:
+    assert _sides("Widespread cases of COVID-19 in the United States can be traced to international transmission")[
+        0] == ["Widespread cases", "COVID-19"]
+    subject, outcome = _sides("Drugs that block interleukin-6 activity can increase likelihood of death")
+    assert "interleukin-6" in subject and "death" in outcome
+    # "of" never takes the last concept: a claim keeps an outcome
+    assert _sides("Depletion of nitric oxide is responsible for vasospasm")[1]
