@@ -24,6 +24,7 @@ from importlib import resources
 
 from evtui.methods import is_semantic
 from evtui.models import Aspect, Evidence
+from evtui.query.frames import claim_core_text
 from evtui.query.highlight import find_spans
 from evtui.query.terms import (
     FILLER,
@@ -195,40 +196,8 @@ NEGATED_RESULT = re.compile(r"\b(?:did not|does not|do not|was not|were not|is n
                             r"unrelated to|neither)\b", re.I)
 
 
-# A claim's frame says who holds it, when, or that there is evidence for it ("Researchers at the University of Hong
-# Kong estimated", "A new study suggests that", "In November,", "There is little evidence that"): it names nothing
-# the claim is about, yet its first words were read as the claim's subject ("Researchers", "new", "November"), and
-# the judge held every sentence that did not name them to "peripheral". An attribution needs its "that", or a verb
-# of saying, so that "Trials of aspirin showed …" keeps aspirin.
-_SAYING = (r"(?:estimated|estimates?|says?|said|believes?|believed|warns?|warned|argues?|argued|claims?|claimed|"
-           r"predicts?|predicted|projects?|projected)")
-_SHOWING = (r"(?:found|finds?|shows?|showed|shown|suggests?|suggested|indicates?|indicated|reports?|reported|"
-            r"demonstrates?|demonstrated|reveals?|revealed|confirms?|confirmed|concludes?|concluded|discovered|"
-            r"determined|proves?|proved|notes?|noted)")
-_FRAME = re.compile(
-    r"^\s*(?:"
-    r"(?:in|at|from|during|by|after|before|since|as\s+of|until|through)\s[^,;]{1,80},\s*"
-    r"|(?:however|meanwhile|moreover|additionally|furthermore|overall|importantly|notably|interestingly|also|and|but|"
-    r"the\s+same\s+day)\b,?\s*"
-    r"|(?:(?:an?|the|one|this|that|some|many|most|several|other|recent|new|preliminary|previous|early|initial|large|"
-    r"small|further)\s+)*(?:researchers?|scientists?|experts?|investigators?|studies|study|research|data|reports?|"
-    r"analys[ie]s|trials?|evidence|survey|paper|authors?|doctors?|officials?)\b[^.;:]{0,100}?\b"
-    rf"(?:(?:have\s+|has\s+)?(?:{_SHOWING}|{_SAYING})\s+that|{_SAYING})\s+"
-    r"|there\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:no|little|some|strong|limited|growing|insufficient|"
-    r"clear|good|weak|increasing|mounting|new)?\s*(?:scientific\s+|clinical\s+|clear\s+)?evidence\s+"
-    r"(?:that|to\s+suggest\s+that|suggesting\s+that|showing\s+that)\s+"
-    r"|it\s+is\s+(?:possible|likely|unlikely|probable|known|true|clear|thought|believed|estimated|predicted)\s+"
-    r"(?:that\s+)?)", re.I)
+# "Drugs that block IL-6 …": a relation word right after these is inside the subject's clause
 _RELATIVE = frozenset({"that", "which", "who", "whose"})
-
-
-def claim_core_text(text: str) -> str:
-    """The claim without its frame (`_FRAME`, as often as one opens it); the claim itself when nothing would be
-    left."""
-    rest = text
-    while (m := _FRAME.match(rest)) and m.end() < len(rest):
-        rest = rest[m.end():]
-    return rest if TOKEN_RE.search(rest) else text
 
 
 def _placed(aspects: Sequence[Aspect], text: str) -> list[tuple[int, Aspect]]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from evtui.errors import QueryError
 from evtui.models import QUERY_MODES, Aspect, ParsedQuery
 from evtui.query.aspects import claim_aspects, without_asides
+from evtui.query.frames import attribution
 from evtui.query.terms import (
     PART_RE,
     TOKEN_RE,
@@ -170,7 +171,10 @@ def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[st
             notes.append(f"the relation {parts[1]!r} holds no relation word (reduce, cause, associated with…): "
                          "matched as written; for three concepts, drop the brackets")
     else:
-        aspects = claim_aspects(clean, abbreviations, notes)
+        # who holds the claim, or that there is evidence for it, is no concept a sentence must name
+        if framed := attribution(clean):
+            notes.append(f"the claim's frame is not searched for: “{framed.strip()}”")
+        aspects = claim_aspects(clean[len(framed):], abbreviations, notes)
     if not aspects:  # only stopwords and filler ("the of and", "what is it?"): any sentence at all would match
         raise CommonWordsOnly(ParsedQuery(text=clean, mode=mode, aspects=[], notes=[*notes, ONLY_COMMON_WORDS]))
     if len(aspects) > MAX_ASPECTS:

@@ -138,11 +138,18 @@ def test_a_claims_frame_is_not_its_subject() -> None:
     # an attribution needs its "that" or a verb of saying: the trials here are the claim's own subject
     assert "aspirin" in _sides("Trials of aspirin showed a reduced risk of colorectal cancer")[0] + _sides(
         "Trials of aspirin showed a reduced risk of colorectal cancer")[1]
-    # without the claim's text, the frame is read as before
-    from evtui.honest import core_sides
 
-    q = parse_query("A new study suggests that dexamethasone reduces mortality", mode="claim")
-    assert [a.label for a in q.aspects if a.id in core_sides(q.aspects)[0]] != ["dexamethasone"]
+def test_an_attribution_is_not_searched_for_and_a_setting_is() -> None:
+    """Who holds a claim is no concept a sentence must name: no chip, no "none of the results mentions
+    “scientists estimated”"; where it holds ("In British men,") is searched for, though it is not the subject."""
+    q = parse_query("Some scientists estimated that metformin was useless against colorectal adenomas", mode="claim")
+    assert [a.label for a in q.aspects][:1] == ["metformin"]
+    assert "the claim's frame is not searched for: “Some scientists estimated that”" in q.notes
+    q = parse_query("There is no evidence that singing spreads COVID-19", mode="claim")
+    assert "singing" in [a.label for a in q.aspects] and "evidence" not in " ".join(a.label for a in q.aspects)
+    q = parse_query("In British men, haplogroup I increases the risk of cardiovascular disease", mode="claim")
+    assert "British men" in [a.label for a in q.aspects]
+    assert not any("frame" in n for n in q.notes)
 
 
 def test_a_subject_runs_on_through_of_and_keeps_its_relative_clause() -> None:

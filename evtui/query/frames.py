@@ -1,0 +1,53 @@
+"""A claim's frame: who holds it, when, or that there is evidence for it ("Researchers at the University of Hong Kong
+estimated", "A new study suggests that", "In November,", "There is little evidence that"). It names nothing the
+claim is about: the parser does not search for an attribution, and the judge reads the claim's subject after all of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evtui.query.terms import TOKEN_RE
+
+# An attribution needs its "that", or a verb of saying, so that "Trials of aspirin showed …" keeps aspirin.
+_SAYING = (r"(?:estimated|estimates?|says?|said|believes?|believed|warns?|warned|argues?|argued|claims?|claimed|"
+           r"predicts?|predicted|projects?|projected)")
+_SHOWING = (r"(?:found|finds?|shows?|showed|shown|suggests?|suggested|indicates?|indicated|reports?|reported|"
+            r"demonstrates?|demonstrated|reveals?|revealed|confirms?|confirmed|concludes?|concluded|discovered|"
+            r"determined|proves?|proved|notes?|noted)")
+# Who holds the claim, or that there is evidence for it: said by someone, not about them.
+_ATTRIBUTION = (
+    r"(?:(?:an?|the|one|this|that|some|many|most|several|other|recent|new|preliminary|previous|early|initial|large|"
+    r"small|further)\s+)*(?:researchers?|scientists?|experts?|investigators?|studies|study|research|data|reports?|"
+    r"analys[ie]s|trials?|evidence|survey|paper|authors?|doctors?|officials?)\b[^.;:]{0,100}?\b"
+    rf"(?:(?:have\s+|has\s+)?(?:{_SHOWING}|{_SAYING})\s+that|{_SAYING})\s+"
+    r"|there\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:no|little|some|strong|limited|growing|insufficient|"
+    r"clear|good|weak|increasing|mounting|new)?\s*(?:scientific\s+|clinical\s+|clear\s+)?evidence\s+"
+    r"(?:that|to\s+suggest\s+that|suggesting\s+that|showing\s+that)\s+"
+    r"|it\s+is\s+(?:possible|likely|unlikely|probable|known|true|clear|thought|believed|estimated|predicted)\s+"
+    r"(?:that\s+)?")
+# When or where it holds, and connectives: the setting ("In British men,") is searched for, but it is not the
+# claim's subject.
+_SETTING = (r"(?:in|at|from|during|by|after|before|since|as\s+of|until|through)\s[^,;]{1,80},\s*"
+            r"|(?:however|meanwhile|moreover|additionally|furthermore|overall|importantly|notably|interestingly|also|"
+            r"and|but|the\s+same\s+day)\b,?\s*")
+_ATTRIBUTED = re.compile(rf"^\s*(?:{_ATTRIBUTION})", re.I)
+_FRAME = re.compile(rf"^\s*(?:{_SETTING}|{_ATTRIBUTION})", re.I)
+
+
+def _strip(text: str, pattern: re.Pattern[str]) -> str:
+    rest = text
+    while (m := pattern.match(rest)) and m.end() < len(rest):
+        rest = rest[m.end():]
+    return rest if TOKEN_RE.search(rest) else text
+
+
+def claim_core_text(text: str) -> str:
+    """The claim without its frame (setting and attribution, as often as one opens it); the claim itself when
+    nothing would be left."""
+    return _strip(text, _FRAME)
+
+
+def attribution(text: str) -> str:
+    """The attribution that opens the claim ("Some scientists estimated that "), "" when none does."""
+    return text[:len(text) - len(_strip(text, _ATTRIBUTED))]
