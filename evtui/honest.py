@@ -200,7 +200,10 @@ NEGATED_RESULT = re.compile(r"\b(?:did not|does not|do not|was not|were not|is n
 _RELATIVE = frozenset({"that", "which", "who", "whose"})
 
 
-def _placed(aspects: Sequence[Aspect], text: str) -> list[tuple[int, Aspect]]:
+_Key = tuple[tuple[str, str, str], ...]  # (id, label, role) of each aspect, in order
+
+
+def _placed(aspects: _Key, text: str) -> list[tuple[int, tuple[str, str, str]]]:
     """The aspects outside the claim's frame, in text order (they come in it), each with the index of its first word
     among the frame-free claim's words (-1: not found, or no `text`). The frame's concepts open the list: those whose
     first word the frame holds, up to the first that it does not."""
@@ -209,10 +212,10 @@ def _placed(aspects: Sequence[Aspect], text: str) -> list[tuple[int, Aspect]]:
     core = claim_core_text(text)
     frame = {t.lower() for t in TOKEN_RE.findall(text[:len(text) - len(core)])}
     words = [t.lower() for t in TOKEN_RE.findall(core)]
-    out: list[tuple[int, Aspect]] = []
+    out: list[tuple[int, tuple[str, str, str]]] = []
     cursor = 0
     for a in aspects:
-        first = next(iter(TOKEN_RE.findall(a.label)), "").lower()
+        first = next(iter(TOKEN_RE.findall(a[1])), "").lower()
         if not out and first in frame and first not in words[cursor:]:
             continue  # in the frame
         at = words.index(first, cursor) if first in words[cursor:] else -1
@@ -227,33 +230,38 @@ def core_sides(aspects: Sequence[Aspect], text: str = "") -> tuple[list[str], li
     concepts reads its first concept (with those it joins by "of": "low levels of IL-6") as the subject and the rest
     as outcomes; one concept alone has no outcome. `text`, the claim: concepts only in its frame (`claim_core_text`)
     are neither, and a relation word inside the subject ("Drugs that block IL-6 increase …") splits nothing."""
-    heads = [a.id for a in aspects if a.role == "head"]
-    tails = [a.id for a in aspects if a.role == "tail"]
+    subject, outcome = _core_sides(tuple((a.id, a.label, a.role) for a in aspects), text)
+    return list(subject), list(outcome)
+
+
+@lru_cache(maxsize=512)  # the judge and the within-paper rank ask once per sentence, for one query
+def _core_sides(aspects: _Key, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    heads = tuple(i for i, _label, role in aspects if role == "head")
+    tails = tuple(i for i, _label, role in aspects if role == "tail")
     if heads or tails:
         return heads, tails
     placed = _placed(aspects, text)
-    if not any(a.role != "relation" for _p, a in placed):  # nothing outside the frame: read it all
+    if not any(a[2] != "relation" for _p, a in placed):  # nothing outside the frame: read it all
         placed = [(-1, a) for a in aspects]
     ordered = [a for _p, a in placed]
-    wanted = [a for a in ordered if a.role != "relation"]
+    ids = [a[0] for a in ordered if a[2] != "relation"]
     words = [t.lower() for t in TOKEN_RE.findall(claim_core_text(text))] if text else []
     # a relation word right after "that" / "which" is inside the subject's clause ("Drugs that block IL-6 …")
-    rels = [n for n, (_at, a) in enumerate(placed) if a.role == "relation"]
+    rels = [n for n, (_at, a) in enumerate(placed) if a[2] == "relation"]
     splits = [n for n in rels if not (placed[n][0] > 0 and words[placed[n][0] - 1] in _RELATIVE)] or rels
     if splits:
-        before = [a.id for a in ordered[:splits[0]] if a.role != "relation"]
-        after = [a.id for a in ordered[splits[0]:] if a.role != "relation"]
+        before = tuple(a[0] for a in ordered[:splits[0]] if a[2] != "relation")
+        after = tuple(a[0] for a in ordered[splits[0]:] if a[2] != "relation")
         if before and after:
             return before, after
-    ids = [a.id for a in wanted]
     subject = ids[:1]
     # "low levels of IL-6", "One type of COVID-19 test": the subject runs on through "of", an outcome left
-    spans = [(at, at + len(TOKEN_RE.findall(a.label)), a.id) for at, a in placed if a.role != "relation"]
+    spans = [(at, at + len(TOKEN_RE.findall(a[1])), a[0]) for at, a in placed if a[2] != "relation"]
     for (start0, end, _i), (start, _e, nxt) in zip(spans, spans[1:], strict=False):
         if start0 < 0 or words[end:start] not in (["of"], ["of", "the"]) or len(subject) + 1 >= len(ids):
             break
         subject.append(nxt)
-    return subject, [i for i in ids if i not in subject]
+    return tuple(subject), tuple(i for i in ids if i not in subject)
 
 
 def named(text: str, aspects: Sequence[Aspect], lit: set[str] | None = None) -> set[str]:
