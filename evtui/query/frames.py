@@ -15,17 +15,24 @@ _SAYING = (r"(?:estimated|estimates?|says?|said|believes?|believed|warns?|warned
 _SHOWING = (r"(?:found|finds?|shows?|showed|shown|suggests?|suggested|indicates?|indicated|reports?|reported|"
             r"demonstrates?|demonstrated|reveals?|revealed|confirms?|confirmed|concludes?|concluded|discovered|"
             r"determined|proves?|proved|notes?|noted)")
-# Who holds the claim, or that there is evidence for it: said by someone, not about them.
+# Who holds the claim, or that there is evidence for it: said by someone, not about them. A person says or finds
+# ("Scientists have found traces of …"); a study, its data or its results hold a claim with "that", or by a verb of
+# saying ("The results clearly demonstrated that …", "Some studies estimate …").
+_WHOSE = (r"(?:(?:an?|the|one|this|that|some|many|most|several|other|recent|new|preliminary|previous|early|initial|"
+          r"large|small|further)\s+)*")
 _ATTRIBUTION = (
-    r"(?:(?:an?|the|one|this|that|some|many|most|several|other|recent|new|preliminary|previous|early|initial|large|"
-    r"small|further)\s+)*(?:researchers?|scientists?|experts?|investigators?|studies|study|research|data|reports?|"
-    r"analys[ie]s|trials?|evidence|survey|paper|authors?|doctors?|officials?)\b[^.;:]{0,100}?\b"
+    rf"{_WHOSE}(?:researchers?|scientists?|experts?|investigators?|authors?|doctors?|physicians?|officials?)\b"
+    rf"[^.;:]{{0,100}}?\b(?:have\s+|has\s+)?(?:{_SHOWING}|{_SAYING})\s+(?:that\s+)?"
+    rf"|{_WHOSE}(?:studies|study|research|data|reports?|analys[ie]s|trials?|evidence|survey|paper|results|findings|"
+    r"observations|models?|modell?ing)\b[^.;:]{0,100}?\b"
     rf"(?:(?:have\s+|has\s+)?(?:{_SHOWING}|{_SAYING})\s+that|{_SAYING})\s+"
     r"|there\s+(?:is|are|was|were|has\s+been|have\s+been)\s+(?:no|little|some|strong|limited|growing|insufficient|"
     r"clear|good|weak|increasing|mounting|new)?\s*(?:scientific\s+|clinical\s+|clear\s+)?evidence\s+"
     r"(?:that|to\s+suggest\s+that|suggesting\s+that|showing\s+that)\s+"
-    r"|it\s+is\s+(?:possible|likely|unlikely|probable|known|true|clear|thought|believed|estimated|predicted)\s+"
-    r"(?:that\s+)?")
+    r"|it\s+is\s+(?:possible|impossible|likely|unlikely|probable|known|true|clear|thought|believed|estimated|"
+    r"predicted)\s+(?:that\s+)?"
+    r"|it\s+(?:was|has\s+been|is)\s+(?:found|shown|reported|estimated|suggested|thought|believed|known|"
+    r"demonstrated|confirmed)\s+that\s+")
 # When or where it holds, and connectives: the setting ("In British men,") is searched for, but it is not the
 # claim's subject.
 _SETTING = (r"(?:in|at|from|during|by|after|before|since|as\s+of|until|through)\s[^,;]{1,80},\s*"

@@ -135,6 +135,11 @@ def test_a_claims_frame_is_not_its_subject() -> None:
         "baricitinib"]
     assert _sides("There is little evidence that vitamin C prevents colds")[0] == ["vitamin C"]
     assert _sides("In British men, haplogroup I increases the risk of cardiovascular disease")[0] == ["haplogroup"]
+    # a person finds or says, with or without "that"; a study, its data or results hold a claim with "that"
+    assert _sides("Scientists have found traces of the coronavirus in semen")[0] == ["traces", "coronavirus"]
+    assert _sides("The results clearly demonstrated that colchicine reduces hospitalization")[0] == ["colchicine"]
+    assert _sides("It is impossible that aspirin damages neurons")[0] == ["aspirin"]
+    assert _sides("Patients treated with aspirin showed fewer strokes")[0][:1] == ["Patients"]
     # an attribution needs its "that" or a verb of saying: the trials here are the claim's own subject
     assert "aspirin" in _sides("Trials of aspirin showed a reduced risk of colorectal cancer")[0] + _sides(
         "Trials of aspirin showed a reduced risk of colorectal cancer")[1]
