@@ -203,12 +203,12 @@ _RELATIVE = frozenset({"that", "which", "who", "whose"})
 _Key = tuple[tuple[str, str, str], ...]  # (id, label, role) of each aspect, in order
 
 
-def _placed(aspects: _Key, text: str) -> list[tuple[int, tuple[str, str, str]]]:
-    """The aspects outside the claim's frame, in text order (they come in it), each with the index of its first word
-    among the frame-free claim's words (-1: not found, or no `text`). The frame's concepts open the list: those whose
-    first word the frame holds, up to the first that it does not."""
+def _placed(aspects: _Key, text: str) -> tuple[list[str], list[tuple[int, tuple[str, str, str]]]]:
+    """The frame-free claim's words (lower case), and the aspects outside the claim's frame, in text order (they come
+    in it), each with the index of its first word among those words (-1: not found, or no `text`). The frame's
+    concepts open the list: those whose first word the frame holds, up to the first that it does not."""
     if not text:
-        return [(-1, a) for a in aspects]
+        return [], [(-1, a) for a in aspects]
     core = claim_core_text(text)
     frame = {t.lower() for t in TOKEN_RE.findall(text[:len(text) - len(core)])}
     words = [t.lower() for t in TOKEN_RE.findall(core)]
@@ -221,7 +221,7 @@ def _placed(aspects: _Key, text: str) -> list[tuple[int, tuple[str, str, str]]]:
         at = words.index(first, cursor) if first in words[cursor:] else -1
         cursor = at + 1 if at >= 0 else cursor
         out.append((at, a))
-    return out
+    return words, out
 
 
 def core_sides(aspects: Sequence[Aspect], text: str = "") -> tuple[list[str], list[str]]:
@@ -240,12 +240,11 @@ def _core_sides(aspects: _Key, text: str) -> tuple[tuple[str, ...], tuple[str, .
     tails = tuple(i for i, _label, role in aspects if role == "tail")
     if heads or tails:
         return heads, tails
-    placed = _placed(aspects, text)
+    words, placed = _placed(aspects, text)
     if not any(a[2] != "relation" for _p, a in placed):  # nothing outside the frame: read it all
         placed = [(-1, a) for a in aspects]
     ordered = [a for _p, a in placed]
     ids = [a[0] for a in ordered if a[2] != "relation"]
-    words = [t.lower() for t in TOKEN_RE.findall(claim_core_text(text))] if text else []
     # a relation word right after "that" / "which" is inside the subject's clause ("Drugs that block IL-6 …")
     rels = [n for n, (_at, a) in enumerate(placed) if a[2] == "relation"]
     splits = [n for n in rels if not (placed[n][0] > 0 and words[placed[n][0] - 1] in _RELATIVE)] or rels
