@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
+from importlib import resources
 
 from evtui.models import Aspect
 from evtui.query.abbreviations import _match_long
@@ -113,6 +115,31 @@ don't doesn't didn't isn't aren't wasn't weren't won't can't cannot couldn't
 """.split())
 
 
+@cache
+def word_classes() -> tuple[frozenset[str], frozenset[str]]:
+    """The word forms that are only ever a finite verb, and those only ever an adverb (evtui/resources/
+    word_classes.txt, from lemminflect's lexicon by scripts/build_word_classes.py). The parser has no tagger: such
+    a word inside a run of content words is no part of a concept ("identifies coronavirus proteins", "novel
+    coronavirus fails", "People naturally" were concepts no sentence contains)."""
+    lists: dict[str, set[str]] = {}
+    head = ""
+    for line in resources.files("evtui").joinpath("resources/word_classes.txt").read_text().splitlines():
+        if line.startswith("["):
+            head = line.strip("[]")
+        elif line and not line.startswith("#"):
+            lists.setdefault(head, set()).add(line)
+    return frozenset(lists.get("finite verbs", ())), frozenset(lists.get("adverbs", ()))
+
+
+def _trim_adverbs(chunk: list[str]) -> list[str]:
+    """A run of content words without the "-ly" adverbs it ends on ("COVID-19 vaccine currently", "probably"): an
+    adverb before its word stays ("critically ill patients", "highly active antiretroviral therapy")."""
+    adverbs = word_classes()[1]
+    while chunk and chunk[-1].lower() in adverbs and not chunk[-1].isupper():
+        chunk = chunk[:-1]
+    return chunk
+
+
 def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: list[str]) -> list[Aspect]:
     """Concept phrases and relation words (one per relation family) in text order; a verbless claim is
     split into noun units. What was dropped or split is added to `notes`."""
@@ -142,6 +169,7 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     # A stopword in capitals is an abbreviation (NO, ALL) unless the whole query is in capitals.
     capitals = any(c.islower() for c in body)
     tokens = list(_TOKEN.finditer(body))
+    finite, adverbs = word_classes()
     # A headline ("Aspirin Reduces Colorectal Cancer") capitalises its verbs too: no word of it is read as a name.
     headline = all(w[0].isupper() for w in re.findall(r"[^\W\d_]{4,}", body) if w.lower() not in STOPWORDS)
     for n, m in enumerate(tokens):
@@ -172,7 +200,14 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             relations.append((len(chunks) - 0.5, tok))  # after the chunk it closes, before the next
             chunks.append([])
             continue
+        if not tok.isupper() and (headline or not _in_name(tokens, n)) and (
+                low in finite or (low in adverbs and not low.endswith("ly"))):
+            # a verb no relation list knows ("identifies", "transmit"), or an adverb that is no "-ly" modifier
+            # ("never", "across"): it ends a concept, as a stopword does
+            chunks.append([])
+            continue
         chunks[-1].append(tok)
+    chunks = [ch if i in whole else _trim_adverbs(ch) for i, ch in enumerate(chunks)]
     # order concepts and relations by position in the text
     items: list[tuple[float, str, str]] = []
     for i, ch in enumerate(chunks):
