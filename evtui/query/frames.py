@@ -38,8 +38,15 @@ _ATTRIBUTION = (
 _SETTING = (r"(?:in|at|from|during|by|after|before|since|as\s+of|until|through)\s[^,;]{1,80},\s*"
             r"|(?:however|meanwhile|moreover|additionally|furthermore|overall|importantly|notably|interestingly|also|"
             r"and|but|the\s+same\s+day)\b,?\s*")
+# That a relation exists, said before what it relates ("There is no association between HNF4A mutations and diabetes
+# risks", "There was no impact on the mental health of …"): searched for (the relation word is the claim's), but
+# neither its subject ("positive" was, for "There is a positive correlation between hip fractures and statin use")
+# nor its outcome.
+_EXISTS = (r"there\s+(?:is|are|was|were|has\s+been|have\s+been|exists?)\s+(?:no|not\s+an?|an?|any|some|little)?\s*"
+           r"(?:[^\W\d_][\w-]*\s+){0,3}?(?:(?:associations?|correlations?|relationships?|relations?|links?|"
+           r"connections?|differences?|interactions?)\s+between|(?:effects?|impacts?|influences?)\s+(?:of|on))\s+")
 _ATTRIBUTED = re.compile(rf"^\s*(?:{_ATTRIBUTION})", re.I)
-_FRAME = re.compile(rf"^\s*(?:{_SETTING}|{_ATTRIBUTION})", re.I)
+_FRAME = re.compile(rf"^\s*(?:{_SETTING}|{_ATTRIBUTION}|{_EXISTS})", re.I)
 
 
 def _strip(text: str, pattern: re.Pattern[str]) -> str:

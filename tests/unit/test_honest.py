@@ -157,6 +157,21 @@ def test_an_attribution_is_not_searched_for_and_a_setting_is() -> None:
     assert not any("frame" in n for n in q.notes)
 
 
+def test_that_a_relation_exists_is_neither_subject_nor_outcome() -> None:
+    """"There is a positive correlation between X and Y" relates X and Y: "positive" was read as the subject (SciFact
+    train claims), "relationship" and "impact" too (Check-COVID); the relation word is still searched for."""
+    assert _sides("There is a positive correlation between hip fractures and statin use.") == (
+        ["hip fractures"], ["statin use"])
+    assert _sides("There is no relationship between COVID-19 growth rates and the increase in ultraviolet light.")[
+        0] == ["COVID-19 growth rates"]
+    assert _sides("There is no effect of vitamin D supplementation on fracture risk.") == (
+        ["vitamin D supplementation"], ["fracture risk"])
+    assert "impact" not in _sides("There was no impact on the mental health of medical workers treating COVID-19 "
+                                  "patients.")[0]
+    q = parse_query("There is a positive correlation between hip fractures and statin use.", mode="claim")
+    assert "correlation" in [a.label for a in q.aspects] and not any("frame" in n for n in q.notes)
+
+
 def test_a_subject_runs_on_through_of_and_keeps_its_relative_clause() -> None:
     assert _sides("Widespread cases of COVID-19 in the United States can be traced to international transmission")[
         0] == ["Widespread cases", "COVID-19"]
