@@ -27,7 +27,7 @@ from evtui.request import Filters
 from evtui.verify.cues import asks, background_label, explain, non_significant, null_claim, plans, second_hand
 from evtui.verify.model import StanceProbs, Verifier, default_verifier
 
-PROMPT_VERSION = "local-12"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
+PROMPT_VERSION = "local-13"  # no prompt: the version of the feature/level mapping and rationale (2: stance from the
 # verifier; 3: the rationale says when a finding may be another study's; 4: p-values printed with a raised decimal
 # dot, "p=0·12", are read as non-significant; 5: a cue that points the other way is not given as the reason, and
 # concepts mentioned in part are named; 6: a non-significant result supports no claim of an effect, a significant
@@ -40,7 +40,9 @@ PROMPT_VERSION = "local-12"  # no prompt: the version of the feature/level mappi
 # "primary" and "direct" need the query's core concepts named (subject and outcome), a sentence without its subject
 # is at most "peripheral", a finding stated in the negative on both is a result (at least "substantial"), and a
 # keywords line is no evidence at all; 11: a possessive names its word, "Aspirin's use" is named by "aspirin"; 12: a
-# claim's frame ("Researchers … estimated that", "In November,") is not its subject, which runs on through "of")
+# claim's frame ("Researchers … estimated that", "In November,") is not its subject, which runs on through "of"; 13:
+# a verb or adverb the relation lists do not know is no part of a concept ("People naturally", "novel coronavirus
+# fails"), and "There is no association between X and Y" reads X as the subject)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
 # An abstract's BACKGROUND / CONTEXT sentence recounts what was known: 10 of SciFact's 633 such sentences are gold
