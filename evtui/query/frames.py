@@ -45,8 +45,9 @@ _SETTING = (r"(?:in|at|from|during|by|after|before|since|as\s+of|until|through)\
 _EXISTS = (r"there\s+(?:is|are|was|were|has\s+been|have\s+been|exists?)\s+(?:no|not\s+an?|an?|any|some|little)?\s*"
            r"(?:[^\W\d_][\w-]*\s+){0,3}?(?:(?:associations?|correlations?|relationships?|relations?|links?|"
            r"connections?|differences?|interactions?)\s+between|(?:effects?|impacts?|influences?)\s+(?:of|on))\s+")
-_ATTRIBUTED = re.compile(rf"^\s*(?:{_ATTRIBUTION})", re.I)
-_FRAME = re.compile(rf"^\s*(?:{_SETTING}|{_ATTRIBUTION}|{_EXISTS})", re.I)
+# (after any opening quote or stray mark: "/There is …" typed into the app read "There" as the subject)
+_ATTRIBUTED = re.compile(rf"^[^\w]*(?:{_ATTRIBUTION})", re.I)
+_FRAME = re.compile(rf"^[^\w]*(?:{_SETTING}|{_ATTRIBUTION}|{_EXISTS})", re.I)
 
 
 def _strip(text: str, pattern: re.Pattern[str]) -> str:

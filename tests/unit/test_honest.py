@@ -168,6 +168,10 @@ def test_that_a_relation_exists_is_neither_subject_nor_outcome() -> None:
         ["vitamin D supplementation"], ["fracture risk"])
     assert "impact" not in _sides("There was no impact on the mental health of medical workers treating COVID-19 "
                                   "patients.")[0]
+    # an opening quote or a stray mark before it changes nothing
+    assert _sides("/There is a positive correlation between hip fractures and statin use.")[0] == ["hip fractures"]
+    assert _sides("“There is no effect of vitamin D supplementation on fracture risk.”")[0] == [
+        "vitamin D supplementation"]
     q = parse_query("There is a positive correlation between hip fractures and statin use.", mode="claim")
     assert "correlation" in [a.label for a in q.aspects] and not any("frame" in n for n in q.notes)
 
