@@ -112,6 +112,8 @@ rarely seldom infrequently commonly usually directly indirectly strongly weakly 
 slightly modestly considerably greatly largely mainly primarily predominantly partially partly fully completely
 entirely daily weekly monthly yearly annually twice initially later subsequently eventually previously every
 don't doesn't didn't isn't aren't wasn't weren't won't can't cannot couldn't
+make makes get gets got come comes came go goes went exist exists say says said seem seems take takes took keep keeps
+begin begins began continue continues need needs want wants
 """.split())
 
 
@@ -200,11 +202,13 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             relations.append((len(chunks) - 0.5, tok))  # after the chunk it closes, before the next
             chunks.append([])
             continue
-        if not tok.isupper() and (headline or not _in_name(tokens, n)) and (
-                low in finite or (low in adverbs and not low.endswith("ly"))):
-            # a verb no relation list knows ("identifies", "transmit"), or an adverb that is no "-ly" modifier
-            # ("never", "across"): it ends a concept, as a stopword does
+        if low in finite and not tok.isupper() and (headline or not _in_name(tokens, n)):
+            # a verb no relation list knows ("disrupts", "identifies"): the claim's relation all the same
+            relations.append((len(chunks) - 0.5, tok))
             chunks.append([])
+            continue
+        if low in adverbs and not low.endswith("ly") and not tok.isupper() and (headline or not _in_name(tokens, n)):
+            chunks.append([])  # an adverb that is no "-ly" modifier ("never", "across") ends a concept
             continue
         chunks[-1].append(tok)
     chunks = [ch if i in whole else _trim_adverbs(ch) for i, ch in enumerate(chunks)]

@@ -1,5 +1,5 @@
-"""A verb the relation lists do not know, or an adverb, is no part of a concept: the parser reads word classes from
-lemminflect's lexicon (evtui/resources/word_classes.txt). "identifies coronavirus proteins", "novel coronavirus
+"""A verb the relation lists do not know is the claim's relation, not part of a concept, and an adverb is no concept:
+the parser reads word classes from lemminflect's lexicon (evtui/resources/word_classes.txt). "identifies coronavirus proteins", "novel coronavirus
 fails" and "People naturally" were concepts no sentence contains, and the judge asked its sentences to name them."""
 
 from __future__ import annotations
@@ -28,9 +28,17 @@ def _subject(text: str) -> list[str]:
     ("The novel coronavirus fails to be transmitted by respiratory droplets in cats.", "novel coronavirus", "fails"),
     ("Individuals with COVID-19 can transmit the virus by speaking in an enclosed space.", "virus", "transmit"),
 ])
-def test_a_verb_no_list_knows_ends_a_concept(claim: str, concept: str, verb: str) -> None:
-    labels = _labels(claim)
-    assert concept in labels and not any(verb in label.split() for label in labels), labels
+def test_a_verb_no_list_knows_is_the_claims_relation(claim: str, concept: str, verb: str) -> None:
+    aspects = parse_query(claim, mode="claim").aspects
+    concepts = [a.label for a in aspects if a.role != "relation"]
+    assert concept in concepts and not any(verb in label.split() for label in concepts), concepts
+    assert verb in [a.label for a in aspects if a.role == "relation"]
+
+
+def test_a_light_verb_is_no_relation() -> None:
+    # "make", "came", "exists" say nothing a sentence must state: they end a concept, and are not searched for
+    labels = _labels("A mutation in the viral spike protein may make the virus more transmissible.")
+    assert "make" not in " ".join(labels).split() and "viral spike protein" in labels, labels
 
 
 @pytest.mark.parametrize(("claim", "subject"), [
