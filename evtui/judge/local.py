@@ -20,7 +20,7 @@ from evtui.judge.base import LEVELS, Judgment
 from evtui.library import Library
 from evtui.models import Evidence, ParsedQuery
 from evtui.query import verifier_claim
-from evtui.query.parse import NO_CLAIM, no_claim
+from evtui.query.parse import NO_CLAIM, hedged, no_claim
 from evtui.rank.features import FEATURES
 from evtui.rank.pipeline import BestRanker
 from evtui.request import Filters
@@ -42,7 +42,8 @@ PROMPT_VERSION = "local-13"  # no prompt: the version of the feature/level mappi
 # keywords line is no evidence at all; 11: a possessive names its word, "Aspirin's use" is named by "aspirin"; 12: a
 # claim's frame ("Researchers … estimated that", "In November,") is not its subject, which runs on through "of"; 13:
 # a verb or adverb the relation lists do not know is no part of a concept ("People naturally", "novel coronavirus
-# fails"), and "There is no association between X and Y" reads X as the subject)
+# fails"), "There is no association between X and Y" reads X as the subject, and a claim asked or hedged ("Does
+# X reduce Y?", "X may reduce Y") is held to the same core as the claim)
 NONSIG_MAX_LEVEL = 3  # a non-significant result is at most "substantial" evidence, never "primary"
 QUESTION_MAX_LEVEL = 2  # a question the paper asks is on topic, and no evidence: at most "peripheral"
 # An abstract's BACKGROUND / CONTEXT sentence recounts what was known: 10 of SciFact's 633 such sentences are gold
@@ -63,6 +64,13 @@ NEGATED_MIN_LEVEL = 3
 # (EvidenceBench's, several clauses long) has no such two: with these rules its judged top 10's ROC-AUC fell from
 # 0.743 to 0.627 (benchmarks/bench_judge_levels.py), its gold sentences naming other parts of it.
 CORE_MODES = frozenset({"claim", "triplet"})
+
+
+def core_ruled(query: ParsedQuery) -> bool:
+    """The core rules hold for claims and triplets, and for a claim asked or hedged ("Does vitamin D supplementation
+    reduce fracture risk?", "… may reduce …": "32 women (26%) were on VD supplementation" was 60 for the question, 40
+    for the claim); not for a hypothesis stated without a hedge, as EvidenceBench's are (read that way by its bench)."""
+    return query.mode in CORE_MODES or (query.mode == "hypothesis" and hedged(query.text))
 
 
 def sentence_stance(claim: str, text: str, section_kind: str, sp: StanceProbs,
@@ -105,7 +113,7 @@ class LocalJudge:
         labels = {a.id: a.label for a in query.aspects}
         prevs = self.library.store.previous_texts([e.sentence.id for e in evidence]) if evidence else []
         stances = self._stances(query, evidence, prevs)
-        subject = set(core_sides(query.aspects, query.text)[0]) if query.mode in CORE_MODES else set()
+        subject = set(core_sides(query.aspects, query.text)[0]) if core_ruled(query) else set()
         for paper, idxs in by_paper.items():
             pool = self.ranker.pool_for(query, Filters(paper=paper))
             row = {c.sentence.id: n for n, c in enumerate(pool.candidates)}
@@ -137,7 +145,7 @@ class LocalJudge:
         level = int(np.searchsorted(bands, p, side="right"))
         covered = sorted({h.aspect for h in e.highlights})
         core = core_of(e.sentence.text, query.aspects, set(covered), previous, query.text)
-        if query.mode in CORE_MODES:
+        if core_ruled(query):
             if core.both and core.negated and level > 0:
                 level = max(level, NEGATED_MIN_LEVEL)
             if not core.subject or not (core.outcome or core.relation):  # the subject alone says nothing of it
@@ -185,7 +193,7 @@ class LocalJudge:
         if not covered and not partly:
             cues.append("matches none of the query's aspects")
         subject, outcome = core_sides(query.aspects, query.text)
-        ruled = query.mode in CORE_MODES
+        ruled = core_ruled(query)
         if ruled and not core.subject:
             cues.append(f"does not name {_either(subject, labels)}" + (
                 # a paraphrase ("the virus" for "SARS-CoV-2") is not told from another subject by words: said so

@@ -119,6 +119,12 @@ def detect_mode(text: str) -> str:
     return "hypothesis" if _HEDGE.search(text) else "claim"
 
 
+def hedged(text: str) -> bool:
+    """A claim asked ("Does vitamin D reduce fracture risk?") or hedged ("… may reduce …"), as the mode detection
+    reads it: one relation between a subject and an outcome, as a claim states it."""
+    return bool(_HEDGE.search(text))
+
+
 def parse_query(text: str, mode: str | None = None, *, abbreviations: Mapping[str, str] | None = None) -> ParsedQuery:
     if not isinstance(text, str):
         raise QueryError("the query must be text")

@@ -85,6 +85,26 @@ def test_primary_needs_the_subject_and_the_outcome(library: Library) -> None:
     assert _level_at(judge, met, it, 0.9) <= 2
 
 
+def test_a_claim_asked_or_hedged_is_held_to_the_same_core(library: Library) -> None:
+    """"Does vitamin D supplementation reduce fracture risk?" and "… may reduce …" are the claim asked or hedged
+    (hypothesis mode): the subject alone is no evidence on the relation there either. A hypothesis stated without a
+    hedge, as EvidenceBench's are, is not held to it (its evidence covers the hypothesis's aspects, not one relation)."""
+    s = Searcher(library)
+    judge = LocalJudge(library, s.ranker)
+    for text in ("Does vitamin D supplementation reduce fracture risk?",
+                 "Vitamin D supplementation may reduce fracture risk"):
+        q = s.parse(text)
+        assert q.mode == "hypothesis"
+        res = s.search(q, k=30, method="bm25")
+        alone = _find(res.evidence, "32 women (26%) were on VD supplementation")
+        assert _level_at(judge, q, alone, 0.9) <= 2, text
+        fractures = _find(res.evidence, "Vitamin D insufficiency and deficiency exacerbate")
+        assert _level_at(judge, q, fractures, 0.9) >= 4, text
+    stated = s.parse(VITAMIN_D, mode="hypothesis")
+    res = s.search(stated, k=30, method="bm25")
+    assert _level_at(judge, stated, _find(res.evidence, "32 women (26%) were on VD supplementation"), 0.9) >= 4
+
+
 def test_the_rationale_says_when_the_paper_names_the_subject_elsewhere(library: Library) -> None:
     """A sentence without the subject is capped either way, but its rationale tells a sentence of the claim's own
     paper (which may name the subject another way: "the virus") from one of a paper on another subject."""
