@@ -133,11 +133,17 @@ def word_classes() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(lists.get("finite verbs", ())), frozenset(lists.get("adverbs", ()))
 
 
+# An adverb's ending, for words the lexicon lacks ("synergistically", "ventrally", "dose-dependently"); no English
+# noun or adjective of seven letters or more ends so.
+_ADVERB_END = re.compile(r"(?:ically|ally|ously|ively|ently|antly|edly|ingly)$")
+
+
 def _trim_adverbs(chunk: list[str]) -> list[str]:
     """A run of content words without the "-ly" adverbs it ends on ("COVID-19 vaccine currently", "probably"): an
     adverb before its word stays ("critically ill patients", "highly active antiretroviral therapy")."""
     adverbs = word_classes()[1]
-    while chunk and chunk[-1].lower() in adverbs and not chunk[-1].isupper():
+    while chunk and not chunk[-1].isupper() and (
+            (low := chunk[-1].lower()) in adverbs or (len(low) >= 7 and _ADVERB_END.search(low))):
         chunk = chunk[:-1]
     return chunk
 

@@ -49,6 +49,12 @@ def test_an_adverb_a_concept_ends_on_is_dropped(claim: str, subject: str) -> Non
     assert _subject(claim) == [subject]
 
 
+def test_an_adverb_the_lexicon_lacks_is_known_by_its_ending() -> None:
+    labels = _labels("Co-administration of benzo[a]pyrene and cigarette smoke synergistically increases lung tumors.")
+    assert "cigarette smoke" in labels, labels
+    assert "Activator-inhibitor pairs" in _labels("Activator-inhibitor pairs are provided ventrally by Xrl-sizzled.")
+
+
 def test_a_lone_adverb_is_no_concept() -> None:
     assert "Genetically" not in _labels("Genetically, SARS-CoV-2 is dissimilar to other coronaviruses.")
     assert "probably" not in _labels("There were probably around 1 million confirmed COVID-19 cases in Wuhan.")
