@@ -4,7 +4,7 @@ lexicon (MIT; built from NLM's SPECIALIST Lexicon and the AGID word lists). The 
 concept at such a word (evtui/query/aspects.py): the parser has no tagger, and "People naturally", "novel
 coronavirus fails" and "identifies coronavirus proteins" were concepts no sentence contains.
 
-    pip install lemminflect==0.2.3 && python scripts/build_word_classes.py
+    pip install -e ".[train]" && python scripts/build_word_classes.py
 
 Participles (-ed, -ing and irregular past participles: "confirmed cases", "broken bones") and words with any noun,
 adjective or other reading ("touch", "increases", "weekly") are left out: inside a noun phrase they are its words.
