@@ -116,7 +116,7 @@ def _empty_slot(text: str) -> bool:
 def detect_mode(text: str) -> str:
     if _triplet_parts(text):
         return "triplet"
-    return "hypothesis" if _HEDGE.search(text) else "claim"
+    return "hypothesis" if hedged(text) else "claim"
 
 
 def hedged(text: str) -> bool:
