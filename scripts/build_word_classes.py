@@ -6,8 +6,9 @@ coronavirus fails" and "identifies coronavirus proteins" were concepts no senten
 
     pip install -e ".[train]" && python scripts/build_word_classes.py
 
-Participles (-ed, -ing and irregular past participles: "confirmed cases", "broken bones") and words with any noun,
-adjective or other reading ("touch", "increases", "weekly") are left out: inside a noun phrase they are its words.
+Participles (-ed, -ing and irregular past participles: "confirmed cases", "broken bones") are left out; a finite
+form with a noun or other reading as well ("touch", "control", "cases") goes to a third list, read as a verb only
+where the next word shows it ("People touch their eyes").
 """
 
 from __future__ import annotations
@@ -17,30 +18,31 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parents[1] / "evtui" / "resources" / "word_classes.txt"
 
 
-def word_classes() -> tuple[list[str], list[str]]:
+def word_classes() -> tuple[list[str], list[str], list[str]]:
     import lemminflect
     from lemminflect.core.Lemmatizer import Lemmatizer
 
-    finite, adverbs = [], []
+    finite, adverbs, either = [], [], []
     for word, readings in Lemmatizer()._getLemmaDict().items():
         if not word.isalpha() or not word.islower():
             continue
         kinds = set(readings)
         if kinds == {"ADV"}:
             adverbs.append(word)
-        elif "VERB" in kinds and kinds <= {"VERB", "AUX"} and not word.endswith(("ed", "ing")) \
+        elif "VERB" in kinds and not word.endswith(("ed", "ing")) \
                 and not any(word in lemminflect.getInflection(lemma, "VBN") for lemma in readings["VERB"]):
-            finite.append(word)
-    return sorted(finite), sorted(adverbs)
+            (finite if kinds <= {"VERB", "AUX"} else either).append(word)
+    return sorted(finite), sorted(adverbs), sorted(either)
 
 
 def main() -> None:
     import lemminflect
 
-    finite, adverbs = word_classes()
+    finite, adverbs, either = word_classes()
     OUT.write_text(f"# scripts/build_word_classes.py, lemminflect {lemminflect.__version__} (MIT; NLM SPECIALIST Lexicon, "
-                   "AGID)\n[finite verbs]\n" + "\n".join(finite) + "\n[adverbs]\n" + "\n".join(adverbs) + "\n")
-    print(f"{OUT}: {len(finite)} finite verb forms, {len(adverbs)} adverbs")
+                   "AGID)\n[finite verbs]\n" + "\n".join(finite) + "\n[adverbs]\n" + "\n".join(adverbs)
+                   + "\n[finite verbs or nouns]\n" + "\n".join(either) + "\n")
+    print(f"{OUT}: {len(finite)} finite verb forms, {len(adverbs)} adverbs, {len(either)} verb-or-noun forms")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 from evtui.models import Aspect
 from evtui.query.abbreviations import _match_long
@@ -117,12 +118,18 @@ begin begins began continue continues need needs want wants
 """.split())
 
 
+class WordClasses(NamedTuple):
+    finite: frozenset[str]  # only ever a finite verb ("identifies", "transmit", "came")
+    adverbs: frozenset[str]  # only ever an adverb ("currently", "never")
+    either: frozenset[str]  # a finite verb or a noun ("touch", "control", "cases"): a verb where the next word says so
+
+
 @cache
-def word_classes() -> tuple[frozenset[str], frozenset[str]]:
-    """The word forms that are only ever a finite verb, and those only ever an adverb (evtui/resources/
-    word_classes.txt, from lemminflect's lexicon by scripts/build_word_classes.py). The parser has no tagger: such
-    a word inside a run of content words is no part of a concept ("identifies coronavirus proteins", "novel
-    coronavirus fails", "People naturally" were concepts no sentence contains)."""
+def word_classes() -> WordClasses:
+    """The word classes of evtui/resources/word_classes.txt (from lemminflect's lexicon by
+    scripts/build_word_classes.py). The parser has no tagger: a verb or an adverb inside a run of content words is no
+    part of a concept ("identifies coronavirus proteins", "novel coronavirus fails", "People naturally" were concepts
+    no sentence contains)."""
     lists: dict[str, set[str]] = {}
     head = ""
     for line in resources.files("evtui").joinpath("resources/word_classes.txt").read_text().splitlines():
@@ -130,7 +137,12 @@ def word_classes() -> tuple[frozenset[str], frozenset[str]]:
             head = line.strip("[]")
         elif line and not line.startswith("#"):
             lists.setdefault(head, set()).add(line)
-    return frozenset(lists.get("finite verbs", ())), frozenset(lists.get("adverbs", ()))
+    return WordClasses(*(frozenset(lists.get(k, ())) for k in ("finite verbs", "adverbs", "finite verbs or nouns")))
+
+
+# What may follow a verb but never a noun inside a noun phrase: "People touch their eyes", "lncRNAs control the
+# expression of …", "Charcoal shows no benefit". Not "a" ("300 cases a day") nor "this" ("cases this year").
+_AFTER_VERB = frozenset("the their its his her our your no both each every".split())
 
 
 # An adverb's ending, for words the lexicon lacks ("synergistically", "ventrally", "dose-dependently"); no English
@@ -141,7 +153,7 @@ _ADVERB_END = re.compile(r"(?:ically|ally|ously|ively|ently|antly|edly|ingly)$")
 def _trim_adverbs(chunk: list[str]) -> list[str]:
     """A run of content words without the "-ly" adverbs it ends on ("COVID-19 vaccine currently", "probably"): an
     adverb before its word stays ("critically ill patients", "highly active antiretroviral therapy")."""
-    adverbs = word_classes()[1]
+    adverbs = word_classes().adverbs
     while chunk and not chunk[-1].isupper() and (
             (low := chunk[-1].lower()) in adverbs or (len(low) >= 7 and _ADVERB_END.search(low))):
         chunk = chunk[:-1]
@@ -177,7 +189,7 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
     # A stopword in capitals is an abbreviation (NO, ALL) unless the whole query is in capitals.
     capitals = any(c.islower() for c in body)
     tokens = list(_TOKEN.finditer(body))
-    finite, adverbs = word_classes()
+    finite, adverbs, either = word_classes()
     # A headline ("Aspirin Reduces Colorectal Cancer") capitalises its verbs too: no word of it is read as a name.
     headline = all(w[0].isupper() for w in re.findall(r"[^\W\d_]{4,}", body) if w.lower() not in STOPWORDS)
     for n, m in enumerate(tokens):
@@ -208,7 +220,9 @@ def claim_aspects(text: str, abbreviations: Mapping[str, str] | None, notes: lis
             relations.append((len(chunks) - 0.5, tok))  # after the chunk it closes, before the next
             chunks.append([])
             continue
-        if low in finite and not tok.isupper() and (headline or not _in_name(tokens, n)):
+        if (low in finite and not tok.isupper() and (headline or not _in_name(tokens, n))) or (
+                low in either and len(low) > 2 and tok.islower() and chunks[-1] and n + 1 < len(tokens)
+                and tokens[n + 1].group(0).lower() in _AFTER_VERB):
             # a verb no relation list knows ("disrupts", "identifies"): the claim's relation all the same
             relations.append((len(chunks) - 0.5, tok))
             chunks.append([])

@@ -73,11 +73,32 @@ def test_words_of_a_noun_phrase_stay(claim: str, concept: str) -> None:
 
 
 def test_the_word_classes_are_the_lexicon_s_unambiguous_ones() -> None:
-    finite, adverbs = word_classes()
+    finite, adverbs, either = word_classes()
     assert {"identifies", "transmit", "came"} <= finite and {"currently", "probably", "never"} <= adverbs
     # a noun reading, a participle or an adjective reading keeps a word out
     assert not {"increases", "touch", "confirmed", "spreading", "known"} & finite
     assert not {"weekly", "early", "elderly", "family"} & adverbs
+    assert {"touch", "control", "cases"} <= either and not {"touch", "patients"} & finite
+
+
+@pytest.mark.parametrize(("claim", "verb", "concept"), [
+    ("People touch their eyes, nostrils, and lips frequently.", "touch", "People"),
+    ("Cis-acting lncRNAs control the expression of genes nearby.", "control", "Cis-acting lncRNAs"),
+    ("Gut microbes shape the immune system of infants.", "shape", "Gut microbes"),
+])
+def test_a_verb_that_is_also_a_noun_is_read_by_the_word_after_it(claim: str, verb: str, concept: str) -> None:
+    aspects = parse_query(claim, mode="claim").aspects
+    assert verb in [a.label for a in aspects if a.role == "relation"]
+    assert concept in [a.label for a in aspects if a.role != "relation"]
+
+
+@pytest.mark.parametrize(("claim", "concept"), [
+    ("Over 300 COVID-19 cases a day were reported in March.", "COVID-19 cases"),
+    ("COVID-19 cases this year exceed those of influenza.", "COVID-19 cases"),
+    ("In March the risk of infection rose.", "risk"),
+])
+def test_a_noun_before_a_time_or_a_rate_stays_a_noun(claim: str, concept: str) -> None:
+    assert concept in _labels(claim)
 
 
 def test_the_judge_finds_the_subject_behind_an_adverb() -> None:
