@@ -105,7 +105,10 @@ def merged_state(model) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def
 
 
 def train_stage(model, exs: list[dict], enc, epochs: float, lr: float, batch: int, seed: int,  # type: ignore[no-untyped-def]
-                label: str):
+                label: str, inputs=None, lens: np.ndarray | None = None, log_every: int = 100):
+    """Class-weighted cross-entropy over shuffled batches of similar length. `enc` (claims, texts) -> ids, mask,
+    token types; or `inputs` (the batch's examples) -> the model's keyword arguments, for an encoder without token
+    types (experiments/verifier/train_mpnet_nli.py), with `lens`, the lengths batches are sorted by."""
     import torch
 
     torch.manual_seed(seed)
@@ -116,7 +119,13 @@ def train_stage(model, exs: list[dict], enc, epochs: float, lr: float, batch: in
     weight = torch.tensor(tv.class_weights(y), dtype=torch.float32)
     claims = [e["claim"] for e in exs]
     texts = [tv.pair_text(e["sentence"], e["prev"]) for e in exs]
-    lens = np.array([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
+    if lens is None:
+        lens = np.array([len(c) + len(t) for c, t in zip(claims, texts, strict=True)])
+    if inputs is None:
+        def inputs(part: list[dict]) -> dict:  # the MiniLM verifier's encoding, token types included
+            ids, am, tt = enc([e["claim"] for e in part], [tv.pair_text(e["sentence"], e["prev"]) for e in part])
+            return {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(am),
+                    "token_type_ids": torch.from_numpy(tt)}
     rng = np.random.default_rng(seed)
     n = len(exs)
     steps_per_epoch = math.ceil(n / batch)
@@ -132,9 +141,7 @@ def train_stage(model, exs: list[dict], enc, epochs: float, lr: float, batch: in
         for b in batches:
             if step >= total:
                 break
-            ids, am, tt = enc([claims[i] for i in b], [texts[i] for i in b])
-            logits = model(input_ids=torch.from_numpy(ids), attention_mask=torch.from_numpy(am),
-                           token_type_ids=torch.from_numpy(tt)).logits
+            logits = model(**inputs([exs[i] for i in b])).logits
             loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y[b]), weight=weight)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -142,7 +149,7 @@ def train_stage(model, exs: list[dict], enc, epochs: float, lr: float, batch: in
             sched.step()
             opt.zero_grad(set_to_none=True)
             step += 1
-            if step % 100 == 0 or step == total:
+            if step % log_every == 0 or step == total:
                 el = time.perf_counter() - t0
                 tv.log(f"  {label} step {step}/{total} loss {loss.item():.3f} ({el:.0f} s, "
                        f"eta {el / step * (total - step):.0f} s)")

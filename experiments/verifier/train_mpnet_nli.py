@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -41,52 +40,17 @@ import train_verifier_nli as tvn  # noqa: E402
 from evtui.verify.model import pair_text  # noqa: E402
 
 
-def batches_of(exs: list[dict], batch: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """Shuffled batches of similar length (little padding)."""
-    lens = np.array([len(e["claim"]) + len(e["sentence"]) + len(e["prev"]) for e in exs])
-    order = rng.permutation(len(exs))
-    chunk = batch * 50
-    order = np.concatenate([c[np.argsort(lens[c])] for c in np.array_split(order, max(1, len(exs) // chunk))])
-    out = [order[i:i + batch] for i in range(0, len(exs), batch)]
-    rng.shuffle(out)
-    return out
-
-
 def encode(tok, exs: list[dict]):  # type: ignore[no-untyped-def]
     return tok([e["claim"] for e in exs], [pair_text(e["sentence"], e["prev"]) for e in exs], truncation=True,
                max_length=tv.MAX_LEN, padding=True, return_tensors="pt")
 
 
 def train(model, tok, exs: list[dict], epochs: float, lr: float, batch: int, seed: int, label: str) -> None:  # type: ignore[no-untyped-def]
-    import torch
-
-    torch.manual_seed(seed)
-    model.train()
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    y = np.array([tv.LABELS.index(e["label"]) for e in exs])
-    weight = torch.tensor(tv.class_weights(y), dtype=torch.float32)
-    total = max(1, int(math.ceil(len(exs) / batch) * epochs))
-    sched = tv.warmup_linear(opt, total)
-    rng = np.random.default_rng(seed)
-    step, t0 = 0, time.perf_counter()
-    while step < total:
-        for b in batches_of(exs, batch, rng):
-            if step >= total:
-                break
-            logits = model(**encode(tok, [exs[i] for i in b])).logits
-            loss = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y[b]), weight=weight)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
-            step += 1
-            if step % 50 == 0 or step == total:
-                el = time.perf_counter() - t0
-                tv.log(f"  {label} step {step}/{total} loss {loss.item():.3f} ({el:.0f} s, "
-                       f"eta {el / step * (total - step):.0f} s)")
-    model.eval()
+    """`train_verifier_nli.train_stage` with MPNet's own encoding (no token types); batches sorted by the raw
+    lengths, as the run recorded in docs/experiments/verifier.md was."""
+    lens = np.array([len(e["claim"]) + len(e["sentence"]) + len(e["prev"]) for e in exs])
+    tvn.train_stage(model, exs, None, epochs, lr, batch, seed, label, inputs=lambda part: encode(tok, part),
+                    lens=lens, log_every=50)
 
 
 def predict(model, tok, exs: list[dict], batch: int = 32) -> np.ndarray:  # type: ignore[no-untyped-def]
